@@ -1,0 +1,93 @@
+import Foundation
+
+/// Sets the body to raw bytes and, when given, the `Content-Type` header.
+/// - Parameters:
+///   - data: The body bytes.
+///   - contentType: The body's media type; `nil` leaves the header as it is.
+/// - Returns: The builder.
+public func body(_ data: Data, contentType mediaType: MediaType? = .octetStream) -> RequestBuilder {
+    { request in
+        var request = request
+        request.body = data
+        if let mediaType { request.headers.set(.contentType, mediaType.rawValue) }
+        return request
+    }
+}
+
+/// Sets the body to UTF-8 text.
+/// - Parameters:
+///   - string: The text.
+///   - contentType: The media type; `text/plain; charset=utf-8` by default.
+/// - Returns: The builder.
+public func text(_ string: String, contentType mediaType: MediaType = .plainText) -> RequestBuilder {
+    body(Data(string.utf8), contentType: mediaType)
+}
+
+/// Encodes `value` as JSON into the body and sets `Content-Type: application/json`.
+///
+/// The value is encoded once, when this builder is created. If encoding fails (a `Double.nan`,
+/// a throwing `encode(to:)`), a ``RequestProblem/Kind/bodyEncodingFailed`` problem is recorded
+/// and the request is never sent.
+/// - Parameters:
+///   - value: The value to encode.
+///   - encoder: The encoder; a default `JSONEncoder` when omitted.
+/// - Returns: The builder.
+public func json(_ value: some Encodable, encoder: JSONEncoder = JSONEncoder()) -> RequestBuilder {
+    bodyBuilder(contentType: .json) { try encoder.encode(value) }
+}
+
+/// Sets an `application/x-www-form-urlencoded` body from name–value pairs, in order.
+///
+/// ```swift
+/// .post |> url("https://example.com/login") |> form(["user": "ada", "note": "a b+c"])
+/// // body: user=ada&note=a+b%2Bc
+/// ```
+/// - Parameters:
+///   - pairs: Unencoded names and values.
+///   - encoder: Controls space encoding; the defaults follow HTML forms.
+/// - Returns: The builder.
+public func form(_ pairs: KeyValuePairs<String, String>, encoder: FormEncoder = FormEncoder()) -> RequestBuilder {
+    let data = encoder.encode(pairs: pairs.map { ($0.key, $0.value) })
+    return body(data, contentType: .formURLEncoded)
+}
+
+/// Encodes `value` as an `application/x-www-form-urlencoded` body (nested fields as `a[b]`).
+///
+/// An encoding failure is recorded as a ``RequestProblem/Kind/bodyEncodingFailed`` problem.
+/// - Parameters:
+///   - value: A struct or dictionary to encode.
+///   - encoder: The array, bool, date, key and space strategies.
+/// - Returns: The builder.
+public func form(_ value: some Encodable, encoder: FormEncoder = FormEncoder()) -> RequestBuilder {
+    bodyBuilder(contentType: .formURLEncoded) { try encoder.encode(value) }
+}
+
+/// Runs `encode` now and returns a builder that sets the bytes, or records why encoding failed.
+func bodyBuilder(contentType mediaType: MediaType, encode: () throws -> Data) -> RequestBuilder {
+    let problem: RequestProblem
+    do {
+        return body(try encode(), contentType: mediaType)
+    } catch let error as RequestProblem {
+        problem = error
+    } catch let error as EncodingError {
+        problem = RequestProblem(.bodyEncodingFailed, "the \(mediaType.essence) body could not be encoded: \(describe(error))")
+    } catch {
+        problem = RequestProblem(.bodyEncodingFailed, "the \(mediaType.essence) body could not be encoded: \(type(of: error))")
+    }
+    return { request in
+        var request = request
+        request.record(problem)
+        return request
+    }
+}
+
+/// Describes an encoding error by its coding path and explanation, never by the value.
+private func describe(_ error: EncodingError) -> String {
+    switch error {
+    case .invalidValue(_, let context):
+        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+        return (path.isEmpty ? "" : "at \(path): ") + context.debugDescription
+    @unknown default:
+        return "encoding error"
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Sets the base URL that path segments and query items are appended to.
+///
+/// A string that does not parse, or whose scheme is not `http`/`https`, records a
+/// ``RequestProblem/Kind/invalidURL`` problem. A path in the base URL is kept
+/// (`https://api.test/v1` plus `path("users")` is `/v1/users`, with or without a trailing slash),
+/// and so is a query in it.
+/// - Parameter string: The base URL, for example `"https://api.example.com/v1"`.
+/// - Returns: The builder.
+public func baseURL(_ string: String) -> RequestBuilder {
+    let parsed = URL(string: string)
+    return { request in
+        var request = request
+        if let parsed {
+            request.baseURL = parsed
+        } else {
+            request.record(RequestProblem(.invalidURL, "the base URL does not parse as a URL"))
+        }
+        return request
+    }
+}
+
+/// Sets the base URL that path segments and query items are appended to.
+/// - Parameter url: The base URL.
+/// - Returns: The builder.
+public func baseURL(_ url: URL) -> RequestBuilder {
+    { request in
+        var request = request
+        request.baseURL = url
+        return request
+    }
+}
+
+/// Sets the whole URL, replacing the base URL, path segments and query items.
+///
+/// The URL's own path and query are sent as they are (they are taken to be encoded already);
+/// later `path` and `query` builders append to them.
+/// - Parameter string: An absolute `http` or `https` URL.
+/// - Returns: The builder.
+public func url(_ string: String) -> RequestBuilder {
+    let parsed = URL(string: string)
+    return { request in
+        var request = request
+        request.pathSegments = []
+        request.queryItems = []
+        if let parsed {
+            request.baseURL = parsed
+        } else {
+            request.baseURL = nil
+            request.record(RequestProblem(.invalidURL, "the URL does not parse as a URL"))
+        }
+        return request
+    }
+}
+
+/// Appends path segments, one per argument, each percent-encoded on its own.
+///
+/// `path("users", 42)` appends `/users/42`; `path("a/b")` appends `/a%2Fb`, because a segment
+/// can never add structure to the path. An empty, `.` or `..` segment is reported as a
+/// ``RequestProblem/Kind/invalidPathSegment`` problem.
+/// - Parameter segments: The segments; any value is written with its `description`.
+/// - Returns: The builder.
+public func path(_ segments: any CustomStringConvertible...) -> RequestBuilder {
+    let strings = segments.map(\.description)
+    return { request in
+        var request = request
+        request.pathSegments.append(contentsOf: strings)
+        return request
+    }
+}

@@ -1,0 +1,68 @@
+/// A media type such as `application/json; charset=utf-8`
+/// ([RFC 9110 §8.3.1](https://www.rfc-editor.org/rfc/rfc9110#section-8.3.1)).
+///
+/// An open set: common types are static members (`.json`, `.formURLEncoded`, …).
+/// ``matches(_:)`` compares the `type/subtype` part only, case-insensitively, and understands
+/// `*` wildcards and `+json`-style structured suffixes.
+public struct MediaType: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The full value, parameters included.
+    public let rawValue: String
+
+    /// Creates a media type from a header value.
+    /// - Parameter rawValue: For example `"text/plain; charset=utf-8"`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Creates a media type from a string literal.
+    /// - Parameter value: The media type.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// The full value.
+    public var description: String { rawValue }
+
+    /// The lower-cased `type/subtype`, without parameters or whitespace.
+    public var essence: String {
+        let head = rawValue.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return HTTPSyntax.asciiLowercased(String(head.trimmingWhitespace()))
+    }
+
+    /// Whether `other` is acceptable where `self` is expected: equal essences, a `*` wildcard in
+    /// `self`, or a structured suffix (`application/problem+json` matches `application/json`).
+    /// - Parameter other: The media type received.
+    public func matches(_ other: MediaType) -> Bool {
+        let expected = essence.split(separator: "/", maxSplits: 1).map(String.init)
+        let actual = other.essence.split(separator: "/", maxSplits: 1).map(String.init)
+        guard expected.count == 2, actual.count == 2 else { return false }
+        if expected[0] == "*" { return true }
+        guard expected[0] == actual[0] else { return false }
+        if expected[1] == "*" || expected[1] == actual[1] { return true }
+        return actual[1].hasSuffix("+" + expected[1])
+    }
+
+    /// `application/json`
+    public static let json: MediaType = "application/json"
+    /// `application/x-www-form-urlencoded`
+    public static let formURLEncoded: MediaType = "application/x-www-form-urlencoded"
+    /// `multipart/form-data`
+    public static let multipartFormData: MediaType = "multipart/form-data"
+    /// `text/plain; charset=utf-8`
+    public static let plainText: MediaType = "text/plain; charset=utf-8"
+    /// `text/html`
+    public static let html: MediaType = "text/html"
+    /// `application/octet-stream`
+    public static let octetStream: MediaType = "application/octet-stream"
+    /// `application/xml`
+    public static let xml: MediaType = "application/xml"
+    /// `*/*`
+    public static let any: MediaType = "*/*"
+}
+
+extension Substring {
+    func trimmingWhitespace() -> Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
+        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
+        return result
+    }
+}

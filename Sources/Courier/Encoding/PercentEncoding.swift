@@ -1,0 +1,99 @@
+/// Percent-encoding of URL components ([RFC 3986 §2.1](https://www.rfc-editor.org/rfc/rfc3986#section-2.1)).
+///
+/// Strings are encoded as UTF-8; every byte outside the component's allowed set becomes `%XX`
+/// with upper-case hex digits. Strings that need no encoding are returned without copying.
+enum PercentEncoding {
+    /// A set of ASCII bytes left as they are.
+    struct AllowedSet: Sendable {
+        private var low: UInt64 = 0
+        private var high: UInt64 = 0
+
+        init(_ characters: String) {
+            for byte in characters.utf8 { insert(byte) }
+        }
+
+        private mutating func insert(_ byte: UInt8) {
+            if byte < 64 { low |= 1 << UInt64(byte) } else if byte < 128 { high |= 1 << UInt64(byte - 64) }
+        }
+
+        @inline(__always)
+        func contains(_ byte: UInt8) -> Bool {
+            if byte < 64 { return low & (1 << UInt64(byte)) != 0 }
+            if byte < 128 { return high & (1 << UInt64(byte - 64)) != 0 }
+            return false
+        }
+
+        /// `ALPHA / DIGIT / "-" / "." / "_" / "~"`
+        static let unreserved = AllowedSet(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+        /// A path segment: unreserved plus the sub-delimiters and `:` `@` that servers do not
+        /// treat specially. `;` is encoded because some servers read it as a parameter separator.
+        static let pathSegment = AllowedSet(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,=:@")
+
+        /// A query name or value: unreserved plus `:`, `@`, `/` and `?`, which have no meaning
+        /// inside a query. `+`, `&`, `=`, `;` and `#` are encoded so that they arrive literally.
+        static let queryComponent = AllowedSet(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:@/?!$'()*,")
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// Encodes `string`, leaving bytes in `allowed` as they are.
+    static func encode(_ string: String, allowed: AllowedSet) -> String {
+        var extra = 0
+        for byte in string.utf8 where !allowed.contains(byte) { extra += 2 }
+        if extra == 0 { return string }
+        let count = string.utf8.count + extra
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var index = 0
+            for byte in string.utf8 {
+                if allowed.contains(byte) {
+                    buffer[index] = byte
+                    index += 1
+                } else {
+                    buffer[index] = UInt8(ascii: "%")
+                    buffer[index + 1] = hexDigits[Int(byte >> 4)]
+                    buffer[index + 2] = hexDigits[Int(byte & 0x0F)]
+                    index += 3
+                }
+            }
+            return index
+        }
+    }
+
+    /// Appends the encoding of `string` to `output`.
+    static func append(_ string: String, allowed: AllowedSet, to output: inout String) {
+        output += encode(string, allowed: allowed)
+    }
+
+    /// Decodes `%XX` escapes; invalid escapes are kept as they are. Used only for display.
+    static func decode(_ string: Substring) -> String {
+        guard string.contains("%") else { return String(string) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(string.utf8.count)
+        var iterator = Array(string.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "%"), iterator.count >= 2,
+                let high = hexValue(iterator[iterator.startIndex]),
+                let low = hexValue(iterator[iterator.startIndex + 1])
+            {
+                bytes.append(high << 4 | low)
+                iterator.removeFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

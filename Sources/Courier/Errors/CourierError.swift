@@ -1,0 +1,197 @@
+import Foundation
+
+/// The one error Courier throws: what went wrong, with the request and response it happened to.
+///
+/// Switch on ``cause`` to handle a kind of failure. ``request`` is a redacted copy (see
+/// ``Request/redacted()``), and ``description`` never contains a credential, so an error can be
+/// logged as it is.
+///
+/// ```swift
+/// do {
+///     let user = try await executor.send(resource)
+/// } catch let error {
+///     switch error.cause {
+///     case .unacceptableStatus(404, _): showNotFound()
+///     case .timedOut, .transport: showOffline()
+///     default: throw error
+///     }
+/// }
+/// ```
+public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What went wrong.
+    public enum Cause: Sendable {
+        /// The request is invalid; it was not sent. The problems say what to fix.
+        case invalidRequest([RequestProblem])
+        /// The request timed out.
+        case timedOut
+        /// The request was cancelled, by task cancellation or a cancellation handle.
+        case cancelled
+        /// The transport failed before a complete response arrived (DNS, connection, TLS, …).
+        case transport(TransportFailure)
+        /// The server answered with a status the resource does not accept. `errorBody` is the
+        /// body decoded with the resource's error type, when it has one and decoding succeeded.
+        case unacceptableStatus(Int, errorBody: (any Error & Sendable)?)
+        /// The response's `Content-Type` is not one the resource accepts.
+        case unacceptableContentType(expected: [MediaType], received: MediaType?)
+        /// The body could not be turned into the expected value.
+        case decodingFailed(DecodingFailure)
+    }
+
+    /// What went wrong.
+    public var cause: Cause
+    /// A redacted copy of the request, when the failure belongs to one.
+    public var request: Request?
+    /// The response, when one arrived.
+    public var response: Response?
+    /// The error Courier wrapped (a `URLError`, a `DecodingError`, …), for diagnostics.
+    public var underlyingError: (any Error & Sendable)?
+
+    /// Creates an error. The request is redacted before it is stored.
+    /// - Parameters:
+    ///   - cause: What went wrong.
+    ///   - request: The request it happened to.
+    ///   - response: The response, if one arrived.
+    ///   - underlyingError: The wrapped error, if any.
+    public init(
+        _ cause: Cause, request: Request? = nil, response: Response? = nil,
+        underlyingError: (any Error & Sendable)? = nil
+    ) {
+        self.cause = cause
+        self.request = request?.redacted()
+        self.response = response
+        self.underlyingError = underlyingError
+    }
+
+    /// The status code, when a response arrived.
+    public var status: Int? { response?.status }
+
+    /// The decoded error body of an ``Cause/unacceptableStatus(_:errorBody:)`` failure, cast to
+    /// the type the resource decodes errors into.
+    /// - Parameter type: The error body type, for example `APIError.self`.
+    /// - Returns: The decoded body, or `nil` when there is none of that type.
+    public func errorBody<E>(as type: E.Type = E.self) -> E? {
+        if case .unacceptableStatus(_, let body) = cause { return body as? E }
+        return nil
+    }
+
+    /// Whether retrying the same request may succeed: timeouts, connection failures and the
+    /// statuses 408, 429, 500, 502, 503 and 504.
+    public var isTransient: Bool {
+        switch cause {
+        case .timedOut: true
+        case .transport(let failure): failure.isTransient
+        case .unacceptableStatus(let status, _): [408, 429, 500, 502, 503, 504].contains(status)
+        default: false
+        }
+    }
+
+    /// A one-paragraph explanation with the redacted request line; never contains a secret.
+    public var description: String {
+        var text: String
+        switch cause {
+        case .invalidRequest(let problems):
+            text = "invalid request, not sent: " + problems.map(\.message).joined(separator: "; ")
+        case .timedOut:
+            text = "the request timed out"
+        case .cancelled:
+            text = "the request was cancelled"
+        case .transport(let failure):
+            text = "transport failure: \(failure)"
+        case .unacceptableStatus(let status, let errorBody):
+            text = "unacceptable status \(status)"
+            if let errorBody { text += " (error body: \(errorBody))" }
+        case .unacceptableContentType(let expected, let received):
+            text = "unacceptable content type \(received?.rawValue ?? "none"); expected "
+                + expected.map(\.rawValue).joined(separator: " or ")
+        case .decodingFailed(let failure):
+            text = "decoding failed: \(failure)"
+        }
+        if let request {
+            text += " [\(request.method.rawValue) \(request.urlString(redacting: request.redaction) ?? "(no URL)")]"
+        }
+        return "CourierError: " + text
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}
+
+/// Why the transport failed, in terms independent of the platform's error types.
+public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The broad kind of failure.
+    public enum Kind: Sendable, Hashable {
+        /// The host name could not be resolved.
+        case dnsFailure
+        /// The connection could not be made or was refused.
+        case cannotConnect
+        /// The connection was lost mid-exchange.
+        case connectionLost
+        /// There is no network.
+        case notConnected
+        /// TLS negotiation or certificate validation failed.
+        case secureConnectionFailed
+        /// Too many redirects, or a redirect that could not be followed.
+        case redirectFailed
+        /// The response was malformed or could not be read.
+        case badResponse
+        /// Anything else.
+        case other
+    }
+
+    /// The broad kind of failure.
+    public var kind: Kind
+    /// The platform's error code (`URLError.Code.rawValue`), when there was one.
+    public var code: Int?
+    /// A short explanation without URLs or secrets.
+    public var message: String
+
+    /// Creates a transport failure.
+    /// - Parameters:
+    ///   - kind: The broad kind.
+    ///   - code: The platform's error code.
+    ///   - message: A short explanation; must not contain secrets.
+    public init(_ kind: Kind, code: Int? = nil, message: String) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+    }
+
+    /// Whether a retry may succeed (lost connections, refused connections, no network, DNS).
+    public var isTransient: Bool {
+        switch kind {
+        case .cannotConnect, .connectionLost, .notConnected, .dnsFailure: true
+        default: false
+        }
+    }
+
+    /// The message and code.
+    public var description: String {
+        code.map { "\(message) (code \($0))" } ?? message
+    }
+}
+
+/// Why a response body could not be decoded.
+public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The type that was expected.
+    public var typeName: String
+    /// What the decoder reported, including the coding path.
+    public var message: String
+    /// The first bytes of the body as text, with values of secret-looking JSON keys hidden.
+    public var bodySnippet: String
+
+    /// Creates a decoding failure.
+    /// - Parameters:
+    ///   - typeName: The expected type.
+    ///   - message: What the decoder reported.
+    ///   - bodySnippet: The start of the body.
+    public init(typeName: String, message: String, bodySnippet: String) {
+        self.typeName = typeName
+        self.message = message
+        self.bodySnippet = bodySnippet
+    }
+
+    /// The explanation with the snippet.
+    public var description: String {
+        "could not decode \(typeName): \(message); body starts: \(bodySnippet.debugDescription)"
+    }
+}

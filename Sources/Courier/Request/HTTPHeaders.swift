@@ -1,0 +1,116 @@
+/// An ordered, multi-valued collection of HTTP header fields with case-insensitive names.
+///
+/// Fields keep the order they were added in, and a name may appear more than once. Lookups
+/// ignore the letter case of names.
+///
+/// ```swift
+/// var headers: HTTPHeaders = [.accept: "application/json"]
+/// headers.add("X-Tag", "a")
+/// headers.add("x-tag", "b")
+/// headers.values(for: "X-TAG")  // ["a", "b"]
+/// ```
+public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral,
+    CustomStringConvertible
+{
+    /// One header field: a name and a value.
+    public struct Field: Sendable, Hashable {
+        /// The field name.
+        public var name: HeaderName
+        /// The field value, without surrounding whitespace.
+        public var value: String
+
+        /// Creates a field.
+        /// - Parameters:
+        ///   - name: The field name.
+        ///   - value: The field value.
+        public init(name: HeaderName, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in the order they were added.
+    public private(set) var fields: [Field]
+
+    /// Creates an empty collection.
+    public init() { fields = [] }
+
+    /// Creates a collection from fields, keeping their order.
+    /// - Parameter fields: The fields.
+    public init(_ fields: [Field]) { self.fields = fields }
+
+    /// Creates a collection from a dictionary literal, keeping the literal's order.
+    /// - Parameter elements: Name and value pairs.
+    public init(dictionaryLiteral elements: (HeaderName, String)...) {
+        fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    public var startIndex: Int { fields.startIndex }
+    public var endIndex: Int { fields.endIndex }
+    public subscript(position: Int) -> Field { fields[position] }
+
+    /// The values of every field named `name`, in order.
+    /// - Parameter name: The name to look up, in any letter case.
+    /// - Returns: The values; empty when there is no such field.
+    public func values(for name: HeaderName) -> [String] {
+        fields.filter { $0.name == name }.map(\.value)
+    }
+
+    /// Whether a field named `name` is present.
+    /// - Parameter name: The name to look up, in any letter case.
+    public func contains(_ name: HeaderName) -> Bool {
+        fields.contains { $0.name == name }
+    }
+
+    /// The value for `name`: the first value, or all values joined by `", "` when the name
+    /// repeats. Setting replaces every field with that name (in place of the first one); setting
+    /// `nil` removes them.
+    public subscript(name: HeaderName) -> String? {
+        get {
+            var result: String?
+            for field in fields where field.name == name {
+                if let existing = result { result = existing + ", " + field.value } else { result = field.value }
+            }
+            return result
+        }
+        set {
+            if let newValue { set(name, newValue) } else { remove(name) }
+        }
+    }
+
+    /// Appends a field, keeping any existing fields with the same name.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The field value.
+    public mutating func add(_ name: HeaderName, _ value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces every field named `name` with one field, at the position of the first one (or at
+    /// the end when there was none).
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The new value.
+    public mutating func set(_ name: HeaderName, _ value: String) {
+        guard let first = fields.firstIndex(where: { $0.name == name }) else {
+            fields.append(Field(name: name, value: value))
+            return
+        }
+        fields[first] = Field(name: name, value: value)
+        if fields[(first + 1)...].contains(where: { $0.name == name }) {
+            let tail = fields[(first + 1)...].filter { $0.name != name }
+            fields.replaceSubrange((first + 1)..., with: tail)
+        }
+    }
+
+    /// Removes every field named `name`.
+    /// - Parameter name: The name, in any letter case.
+    public mutating func remove(_ name: HeaderName) {
+        fields.removeAll { $0.name == name }
+    }
+
+    /// The fields as `Name: value` lines.
+    public var description: String {
+        fields.map { "\($0.name.rawValue): \($0.value)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,74 @@
+/// The name of an HTTP header field.
+///
+/// Header names compare and hash case-insensitively, as
+/// [RFC 9110 §5.1](https://www.rfc-editor.org/rfc/rfc9110#section-5.1) requires, while
+/// ``rawValue`` keeps the spelling the caller wrote. Common names are static members
+/// (`.authorization`, `.contentType`, …); any other name can be written as a string literal.
+///
+/// A name that is not a valid token is reported as a ``RequestProblem`` when the request is
+/// rendered or sent.
+public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The name as written by the caller.
+    public let rawValue: String
+    /// The lower-cased name used for comparison.
+    let canonical: String
+
+    /// Creates a header name.
+    /// - Parameter rawValue: The name, for example `"X-Request-ID"`.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+        self.canonical = HTTPSyntax.asciiLowercased(rawValue)
+    }
+
+    /// Creates a header name from a string literal.
+    /// - Parameter value: The name.
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+
+    /// The name as written by the caller.
+    public var description: String { rawValue }
+
+    /// Whether the name is a valid RFC 9110 token.
+    public var isValid: Bool { HTTPSyntax.isToken(rawValue) }
+
+    public static func == (lhs: HeaderName, rhs: HeaderName) -> Bool { lhs.canonical == rhs.canonical }
+    public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
+
+    /// `Accept`
+    public static let accept = HeaderName(rawValue: "Accept")
+    /// `Accept-Encoding`
+    public static let acceptEncoding = HeaderName(rawValue: "Accept-Encoding")
+    /// `Accept-Language`
+    public static let acceptLanguage = HeaderName(rawValue: "Accept-Language")
+    /// `Authorization`: credentials; always redacted in descriptions and logs.
+    public static let authorization = HeaderName(rawValue: "Authorization")
+    /// `Cache-Control`
+    public static let cacheControl = HeaderName(rawValue: "Cache-Control")
+    /// `Content-Encoding`
+    public static let contentEncoding = HeaderName(rawValue: "Content-Encoding")
+    /// `Content-Length`
+    public static let contentLength = HeaderName(rawValue: "Content-Length")
+    /// `Content-Type`
+    public static let contentType = HeaderName(rawValue: "Content-Type")
+    /// `Cookie`: always redacted in descriptions and logs.
+    public static let cookie = HeaderName(rawValue: "Cookie")
+    /// `ETag`
+    public static let eTag = HeaderName(rawValue: "ETag")
+    /// `Host`
+    public static let host = HeaderName(rawValue: "Host")
+    /// `If-None-Match`
+    public static let ifNoneMatch = HeaderName(rawValue: "If-None-Match")
+    /// `Link` ([RFC 8288](https://www.rfc-editor.org/rfc/rfc8288))
+    public static let link = HeaderName(rawValue: "Link")
+    /// `Location`
+    public static let location = HeaderName(rawValue: "Location")
+    /// `Proxy-Authorization`: always redacted in descriptions and logs.
+    public static let proxyAuthorization = HeaderName(rawValue: "Proxy-Authorization")
+    /// `Retry-After`
+    public static let retryAfter = HeaderName(rawValue: "Retry-After")
+    /// `Set-Cookie`: always redacted in descriptions and logs.
+    public static let setCookie = HeaderName(rawValue: "Set-Cookie")
+    /// `User-Agent`
+    public static let userAgent = HeaderName(rawValue: "User-Agent")
+}

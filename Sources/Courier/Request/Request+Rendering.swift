@@ -1,0 +1,170 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension Request {
+    /// Every problem that stops this request from being sent: those recorded by builders plus
+    /// those found by checking the current method, URL, path segments, headers and timeout.
+    ///
+    /// Empty for a valid request.
+    public var problems: [RequestProblem] {
+        var found = recordedProblems
+        collectStructuralProblems(into: &found)
+        return found
+    }
+
+    /// Throws when the request has any ``problems``.
+    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)``.
+    public func validate() throws(CourierError) {
+        let found = problems
+        guard found.isEmpty else {
+            throw CourierError(.invalidRequest(found), request: self)
+        }
+    }
+
+    /// The absolute URL the request is sent to: ``baseURL`` plus the percent-encoded path segments
+    /// and query items.
+    /// - Returns: The URL.
+    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
+    ///   request has problems.
+    public func url() throws(CourierError) -> URL {
+        try validate()
+        guard let string = urlString(redacting: nil), let url = URL(string: string) else {
+            throw CourierError(
+                .invalidRequest([RequestProblem(.invalidURL, "the rendered URL did not parse")]), request: self)
+        }
+        return url
+    }
+
+    /// Renders the Foundation request that URLSession sends.
+    ///
+    /// Headers that repeat a name are joined by `, ` as Foundation does.
+    /// - Returns: The `URLRequest`.
+    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
+    ///   request has problems; nothing is rendered then.
+    public func urlRequest() throws(CourierError) -> URLRequest {
+        var request = URLRequest(url: try url())
+        request.httpMethod = method.rawValue
+        for field in headers {
+            request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
+        }
+        request.httpBody = body
+        if let timeout { request.timeoutInterval = timeout }
+        if let cachePolicy { request.cachePolicy = cachePolicy.urlRequestPolicy }
+        return request
+    }
+
+    /// The origin-form target (`/path?query`) as it appears on the request line.
+    /// - Parameter redaction: When given, sensitive query values are replaced by a placeholder.
+    func target(redacting redaction: Redaction?) -> String {
+        guard let full = urlString(redacting: redaction) else {
+            return renderedPathAndQuery(basePath: "", baseQuery: nil, redacting: redaction)
+        }
+        // Skip "scheme://authority".
+        guard let schemeEnd = full.range(of: "://") else { return full }
+        let afterAuthority = full[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" }
+        guard let start = afterAuthority else { return "/" }
+        let target = String(full[start...])
+        return target.hasPrefix("?") ? "/" + target : target
+    }
+
+    /// The absolute URL as a string, or `nil` when there is no base URL.
+    /// - Parameter redaction: When given, userinfo and sensitive query values are hidden.
+    func urlString(redacting redaction: Redaction?) -> String? {
+        guard let baseURL else { return nil }
+        var base = baseURL.absoluteString
+        if let hash = base.firstIndex(of: "#") { base = String(base[..<hash]) }
+        var baseQuery: Substring?
+        if let mark = base.firstIndex(of: "?") {
+            baseQuery = base[base.index(after: mark)...]
+            base = String(base[..<mark])
+        }
+        if redaction != nil { base = Self.hidingUserInfo(in: base) }
+        return renderedPathAndQuery(basePath: base, baseQuery: baseQuery, redacting: redaction)
+    }
+
+    private func renderedPathAndQuery(basePath: String, baseQuery: Substring?, redacting redaction: Redaction?)
+        -> String
+    {
+        var output = basePath
+        if !pathSegments.isEmpty {
+            if output.hasSuffix("/") { output.removeLast() }
+            for segment in pathSegments {
+                output += "/"
+                output += PercentEncoding.encode(segment, allowed: .pathSegment)
+            }
+        }
+        var separator = "?"
+        if let baseQuery, !baseQuery.isEmpty {
+            output += separator
+            output += redaction.map { Self.redactingEncodedQuery(baseQuery, with: $0) } ?? String(baseQuery)
+            separator = "&"
+        }
+        for item in queryItems {
+            output += separator
+            separator = "&"
+            output += PercentEncoding.encode(item.name, allowed: .queryComponent)
+            guard let value = item.value else { continue }
+            output += "="
+            if let redaction, redaction.isSensitive(queryName: item.name) {
+                output += Redaction.placeholder
+            } else {
+                output += PercentEncoding.encode(value, allowed: .queryComponent)
+            }
+        }
+        return output
+    }
+
+    private static func redactingEncodedQuery(_ query: Substring, with redaction: Redaction) -> String {
+        query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = PercentEncoding.decode(pair[..<equals])
+            return redaction.isSensitive(queryName: name) ? "\(pair[..<equals])=\(Redaction.placeholder)" : String(pair)
+        }.joined(separator: "&")
+    }
+
+    private static func hidingUserInfo(in url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let authorityEnd = url[schemeEnd.upperBound...].firstIndex(of: "/") ?? url.endIndex
+        guard let at = url[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return url }
+        return String(url[..<schemeEnd.upperBound]) + Redaction.placeholder + String(url[at...])
+    }
+
+    private func collectStructuralProblems(into found: inout [RequestProblem]) {
+        if let baseURL {
+            let scheme = baseURL.scheme.map(HTTPSyntax.asciiLowercased)
+            if scheme != "http" && scheme != "https" {
+                found.append(RequestProblem(.invalidURL, "the URL scheme must be http or https, not \(scheme ?? "none")"))
+            } else if baseURL.host?.isEmpty ?? true {
+                found.append(RequestProblem(.invalidURL, "the URL has no host"))
+            }
+            if baseURL.fragment != nil {
+                found.append(RequestProblem(.invalidURL, "the base URL has a fragment (#…), which is never sent"))
+            }
+        } else {
+            found.append(RequestProblem(.missingURL, "the request has no URL: add baseURL(_:) or url(_:)"))
+        }
+        if !method.isValid {
+            found.append(
+                RequestProblem(.invalidMethod, "the method is not a valid token (RFC 9110 §9.1): \(method.rawValue.debugDescription)"))
+        }
+        for (index, segment) in pathSegments.enumerated() where segment.isEmpty || segment == "." || segment == ".." {
+            let shown = segment.isEmpty ? "an empty segment" : "\"\(segment)\""
+            found.append(
+                RequestProblem(.invalidPathSegment, "path segment \(index) is \(shown), which would change the path"))
+        }
+        for field in headers {
+            if !field.name.isValid {
+                found.append(
+                    RequestProblem(.invalidHeaderName, "header name \(field.name.rawValue.debugDescription) is not a valid token"))
+            } else if let defect = HTTPSyntax.headerValueDefect(field.value) {
+                found.append(RequestProblem(.invalidHeaderValue, "the value of header \(field.name.rawValue) \(defect)"))
+            }
+        }
+        if let timeout, !(timeout > 0 && timeout.isFinite) {
+            found.append(RequestProblem(.invalidTimeout, "the timeout must be a positive number of seconds, not \(timeout)"))
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// An HTTP request as a plain value: method, URL parts, headers, body and loading options.
+///
+/// A `Request` is built by applying ``RequestBuilder``s to a starting value such as
+/// ``Request/get``. Nothing is encoded or validated until the request is rendered with
+/// ``urlRequest()`` or sent by an ``Executor``; bad input given to a builder is recorded as a
+/// ``RequestProblem`` and reported then, before any byte is sent.
+///
+/// ```swift
+/// let request = .get
+///     |> baseURL("https://api.example.com/v1")
+///     |> path("users", 42)
+///     |> query("fields", ["name", "email"])
+///     |> bearer(token)
+/// try request.urlRequest().url  // https://api.example.com/v1/users/42?fields=name&fields=email
+/// ```
+public struct Request: Sendable, Hashable {
+    /// The request method.
+    public var method: HTTPMethod
+    /// The URL that path segments and query items are appended to.
+    public var baseURL: URL?
+    /// Unencoded path segments appended to ``baseURL``'s path; each is one segment, so `/` inside
+    /// one is sent as `%2F`.
+    public var pathSegments: [String]
+    /// Unencoded query items, in order, appended after any query in ``baseURL``.
+    public var queryItems: [QueryItem]
+    /// The header fields, in order.
+    public var headers: HTTPHeaders
+    /// The body bytes, already encoded by a body builder.
+    public var body: Data?
+    /// The timeout in seconds, or `nil` for the session's default.
+    public var timeout: TimeInterval?
+    /// The cache policy, or `nil` for the session's default.
+    public var cachePolicy: CachePolicy?
+    /// What descriptions, logs and errors must hide.
+    public var redaction: Redaction
+    /// Problems recorded by builders (for example a body that failed to encode).
+    public private(set) var recordedProblems: [RequestProblem]
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - method: The method; `GET` by default.
+    ///   - baseURL: The base URL, if known yet.
+    public init(method: HTTPMethod = .get, baseURL: URL? = nil) {
+        self.method = method
+        self.baseURL = baseURL
+        self.pathSegments = []
+        self.queryItems = []
+        self.headers = HTTPHeaders()
+        self.body = nil
+        self.timeout = nil
+        self.cachePolicy = nil
+        self.redaction = Redaction()
+        self.recordedProblems = []
+    }
+
+    /// Records a problem that makes this request invalid. Custom builders call this instead of
+    /// throwing or crashing.
+    /// - Parameter problem: What went wrong; its message must not contain secrets.
+    public mutating func record(_ problem: RequestProblem) {
+        recordedProblems.append(problem)
+    }
+
+    /// A `GET` request with no URL yet.
+    public static var get: Request { Request(method: .get) }
+    /// A `POST` request with no URL yet.
+    public static var post: Request { Request(method: .post) }
+    /// A `PUT` request with no URL yet.
+    public static var put: Request { Request(method: .put) }
+    /// A `PATCH` request with no URL yet.
+    public static var patch: Request { Request(method: .patch) }
+    /// A `DELETE` request with no URL yet.
+    public static var delete: Request { Request(method: .delete) }
+    /// A `HEAD` request with no URL yet.
+    public static var head: Request { Request(method: .head) }
+    /// An `OPTIONS` request with no URL yet.
+    public static var options: Request { Request(method: .options) }
+}
