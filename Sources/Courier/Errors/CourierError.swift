@@ -30,7 +30,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         case transport(TransportFailure)
         /// The server answered with a status the resource does not accept. `errorBody` is the
         /// body decoded with the resource's error type, when it has one and decoding succeeded.
-        case unacceptableStatus(Int, errorBody: (any Error & Sendable)?)
+        case unacceptableStatus(Int, errorBody: (any Error)?)
         /// The response's `Content-Type` is not one the resource accepts.
         case unacceptableContentType(expected: [MediaType], received: MediaType?)
         /// The body could not be turned into the expected value.
@@ -44,7 +44,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// The response, when one arrived.
     public var response: Response?
     /// The error Courier wrapped (a `URLError`, a `DecodingError`, …), for diagnostics.
-    public var underlyingError: (any Error & Sendable)?
+    public var underlyingError: (any Error)?
 
     /// Creates an error. The request is redacted before it is stored.
     /// - Parameters:
@@ -54,7 +54,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     ///   - underlyingError: The wrapped error, if any.
     public init(
         _ cause: Cause, request: Request? = nil, response: Response? = nil,
-        underlyingError: (any Error & Sendable)? = nil
+        underlyingError: (any Error)? = nil
     ) {
         self.cause = cause
         self.request = request?.redacted()
@@ -85,8 +85,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         }
     }
 
-    /// A one-paragraph explanation with the redacted request line; never contains a secret.
-    public var description: String {
+    /// What went wrong, in one sentence, without the request; never contains a secret.
+    public var summary: String {
         var text: String
         switch cause {
         case .invalidRequest(let problems):
@@ -106,6 +106,12 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         case .decodingFailed(let failure):
             text = "decoding failed: \(failure)"
         }
+        return text
+    }
+
+    /// A one-paragraph explanation with the redacted request line; never contains a secret.
+    public var description: String {
+        var text = summary
         if let request {
             text += " [\(request.method.rawValue) \(request.urlString(redacting: request.redaction) ?? "(no URL)")]"
         }

@@ -22,7 +22,7 @@ public func decode<Value: Decodable & Sendable>(_ type: Value.Type, decoder: JSO
 ///   - error: The type of the server's error bodies.
 ///   - decoder: The JSON decoder for both.
 /// - Returns: The response decoder.
-public func decode<Value: Decodable & Sendable, Failure: Decodable & Error & Sendable>(
+public func decode<Value: Decodable & Sendable, Failure: Decodable & Error>(
     _ type: Value.Type, error: Failure.Type, decoder: JSONDecoder = JSONDecoder()
 ) -> ResponseDecoder<Value> {
     var result = decode(type, decoder: decoder)

@@ -20,7 +20,7 @@ public struct ResponseDecoder<Value>: Sendable {
     /// The media types accepted for a non-empty body; `nil` accepts any.
     public var acceptableContentTypes: [MediaType]?
     /// Decodes the body of a response with an unacceptable status into an error value.
-    public var errorBody: (@Sendable (Response) -> (any Error & Sendable)?)?
+    public var errorBody: (@Sendable (Response) -> (any Error)?)?
     /// Turns an acceptable response into the value.
     public var transform: @Sendable (Response) throws -> Value
 

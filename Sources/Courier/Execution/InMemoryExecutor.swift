@@ -1,0 +1,97 @@
+import Foundation
+
+/// An executor that answers from memory: for unit tests, previews and offline demos.
+///
+/// Answers come from a handler closure or a route table. Every request it receives is recorded, in
+/// order, as the ``Request`` value it was given, so a test can check exactly what would have been
+/// sent. It uses no network and no global state, and is safe to share between tasks.
+///
+/// ```swift
+/// let executor = InMemoryExecutor(routes: [
+///     .init(.get, "/v1/users", .json([User(id: 1, name: "Ada")])),
+///     .init(.delete, "/v1/users/1", .status(204)),
+/// ])
+/// let users = try await executor.send(listUsers)
+/// #expect(executor.requests.map(\.method) == [.get])
+/// ```
+public final class InMemoryExecutor: Executor {
+    /// Produces the stub for a request.
+    public typealias Handler = @Sendable (Request) async throws -> Stub
+
+    /// A method and a URL path (percent-encoded, as sent, without the query) with its answer.
+    public struct Route: Sendable {
+        /// The method to match.
+        public var method: HTTPMethod
+        /// The path to match exactly, for example `/v1/users/42`.
+        public var path: String
+        /// The answer.
+        public var stub: Stub
+
+        /// Creates a route.
+        /// - Parameters:
+        ///   - method: The method to match.
+        ///   - path: The exact path to match.
+        ///   - stub: The answer.
+        public init(_ method: HTTPMethod, _ path: String, _ stub: Stub) {
+            self.method = method
+            self.path = path
+            self.stub = stub
+        }
+    }
+
+    private let handler: Handler
+    private let recorded = Locked<[Request]>([])
+
+    /// Creates an executor that asks `handler` for each answer.
+    /// - Parameter handler: Produces the stub for a request; an error it throws is thrown as a
+    ///   transport failure.
+    public init(handler: @escaping Handler) {
+        self.handler = handler
+    }
+
+    /// Creates an executor that answers from a route table.
+    /// - Parameters:
+    ///   - routes: Routes matched by method and path; the first match wins.
+    ///   - fallback: The answer when no route matches; 404 with an empty body by default.
+    public convenience init(routes: [Route], fallback: Stub = .status(404)) {
+        self.init { request in
+            let path = request.path
+            return routes.first { $0.method == request.method && $0.path == path }?.stub ?? fallback
+        }
+    }
+
+    /// Every request received, in order.
+    public var requests: [Request] { recorded.withLock { $0 } }
+
+    /// Forgets the recorded requests.
+    public func reset() { recorded.withLock { $0.removeAll() } }
+
+    /// Records `request` and answers with the handler's stub.
+    /// - Parameter request: The request.
+    /// - Returns: The stub's response, with the request's URL.
+    /// - Throws: ``CourierError`` for an invalid request (which is not recorded), the stub's
+    ///   failure, or `CancellationError` when cancelled during a delay.
+    public func execute(_ request: Request) async throws -> Response {
+        try request.validate()
+        recorded.withLock { $0.append(request) }
+        let stub = try await handler(request)
+        if let delay = stub.delay { try await Task.sleep(for: delay) }
+        try Task.checkCancellation()
+        switch stub.outcome {
+        case .response(var response):
+            if response.url == nil { response.url = try? request.url() }
+            return response
+        case .failure(let error):
+            throw error
+        }
+    }
+}
+
+extension Request {
+    /// The percent-encoded path as sent, without the query: `/v1/users/a%2Fb`.
+    public var path: String {
+        let target = target(redacting: nil)
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        return String(target[..<mark])
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends requests with `URLSession` (FoundationNetworking on Linux).
+///
+/// The request is rendered with ``Request/urlRequest()``, so an invalid request is never handed to
+/// the session. Cancelling the calling task cancels the data task. The request's
+/// ``Request/timeout`` becomes the `URLRequest` timeout.
+///
+/// ```swift
+/// let executor = URLSessionExecutor()                       // URLSession.shared
+/// let custom = URLSessionExecutor(session: URLSession(configuration: .ephemeral))
+/// let user = try await executor.send(.get |> url("https://api.example.com/me") |> decode(User.self))
+/// ```
+public struct URLSessionExecutor: Executor {
+    /// The session that runs the data tasks.
+    public let session: URLSession
+
+    /// Creates an executor.
+    /// - Parameter session: The session to use; `URLSession.shared` by default.
+    public init(session: URLSession = .shared) {
+        self.session = session
+    }
+
+    /// Sends `request` with a data task.
+    /// - Parameter request: The request.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: ``CourierError`` for an invalid request, `URLError` from the session, or
+    ///   `CancellationError`.
+    public func execute(_ request: Request) async throws -> Response {
+        let urlRequest = try request.urlRequest()
+        let session = self.session
+        return try await withCallback { complete in
+            let task = session.dataTask(with: urlRequest) { data, response, error in
+                complete(Self.result(data: data, response: response, error: error))
+            }
+            task.resume()
+            return { task.cancel() }
+        }
+    }
+
+    /// Turns a data task's completion arguments into a response or an error.
+    /// - Parameters:
+    ///   - data: The body, if any.
+    ///   - response: The URL response, if any.
+    ///   - error: The error, if any.
+    /// - Returns: The response, or the error (`URLError(.badServerResponse)` for a non-HTTP one).
+    public static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<Response, any Error> {
+        if let error { return .failure(error) }
+        guard let http = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
+        return .success(Response(http: http, body: data ?? Data()))
+    }
+}
+
+extension Response {
+    /// Creates a response from Foundation's.
+    /// - Parameters:
+    ///   - http: The HTTP response.
+    ///   - body: The body bytes.
+    public init(http: HTTPURLResponse, body: Data) {
+        var headers = HTTPHeaders()
+        let pairs = http.allHeaderFields.compactMap { key, value -> (String, String)? in
+            guard let name = key as? String else { return nil }
+            return (name, "\(value)")
+        }
+        for (name, value) in pairs.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
+            headers.add(HeaderName(rawValue: name), value)
+        }
+        self.init(status: http.statusCode, headers: headers, body: body, url: http.url)
+    }
+}
