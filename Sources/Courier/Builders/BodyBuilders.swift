@@ -51,14 +51,20 @@ public func form(_ pairs: KeyValuePairs<String, String>, encoder: FormEncoder = 
     return body(data, contentType: .formURLEncoded)
 }
 
-/// Encodes `value` as an `application/x-www-form-urlencoded` body (nested fields as `a[b]`).
+/// Encodes `value` as an `application/x-www-form-urlencoded` body (nested fields as `a[b]`), in
+/// the order its `encode(to:)` writes them.
+///
+/// ```swift
+/// .post |> url("https://example.com/signup") |> form(encoding: Signup(name: "Ada", tags: ["x"]))
+/// // body: name=Ada&tags%5B%5D=x
+/// ```
 ///
 /// An encoding failure is recorded as a ``RequestProblem/Kind/bodyEncodingFailed`` problem.
 /// - Parameters:
 ///   - value: A struct or dictionary to encode.
 ///   - encoder: The array, bool, date, key and space strategies.
 /// - Returns: The builder.
-public func form(_ value: some Encodable, encoder: FormEncoder = FormEncoder()) -> RequestBuilder {
+public func form(encoding value: some Encodable, encoder: FormEncoder = FormEncoder()) -> RequestBuilder {
     bodyBuilder(contentType: .formURLEncoded) { try encoder.encode(value) }
 }
 

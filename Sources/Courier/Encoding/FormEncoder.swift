@@ -6,9 +6,9 @@ import Foundation
 /// digits and `*-._~` are kept, a space becomes `+` (or `%20`, see ``spaceEncoding``), and every
 /// other byte of the UTF-8 form is percent-encoded, so `a b+c~` becomes `a+b%2Bc~`.
 ///
-/// `Encodable` values go through `JSONEncoder` (for its date and key strategies), then nested
-/// containers are flattened: `{"a": {"b": 1}}` becomes `a[b]=1`, arrays follow
-/// ``arrayEncoding``, and `nil` values are left out.
+/// `Encodable` values keep the order their `encode(to:)` writes fields in. Nested containers are
+/// flattened (`a[b]=1`), arrays follow ``arrayEncoding``, dates ``dateEncoding``, keys
+/// ``keyEncoding``, and `nil` values are left out.
 public struct FormEncoder: Sendable {
     /// How array elements are named.
     public enum ArrayEncoding: Sendable, Hashable {
@@ -116,43 +116,66 @@ public struct FormEncoder: Sendable {
     /// - Returns: The pairs, in the order the value encoded them.
     /// - Throws: As ``encode(_:)``.
     public func pairs(for value: some Encodable) throws -> [(String, String)] {
-        let encoder = JSONEncoder()
-        switch dateEncoding {
-        case .iso8601: encoder.dateEncodingStrategy = .iso8601
-        case .secondsSince1970: encoder.dateEncodingStrategy = .secondsSince1970
-        case .millisecondsSince1970: encoder.dateEncodingStrategy = .millisecondsSince1970
-        case .custom(let format):
-            encoder.dateEncodingStrategy = .custom { date, encoder in
-                var container = encoder.singleValueContainer()
-                try container.encode(format(date))
-            }
-        }
-        if case .convertToSnakeCase = keyEncoding { encoder.keyEncodingStrategy = .convertToSnakeCase }
-        let json = try encoder.encode(value)
-        var parser = OrderedJSONParser(bytes: Array(json))
-        let root = try parser.parse()
-        guard case .object(let members) = root else {
+        let root = FormNode()
+        try FormValueEncoder.encode(value, into: root, options: self, path: [])
+        guard root.kind == .object else {
             throw RequestProblem(.bodyEncodingFailed, "a form body must encode as keyed fields, not a single value or list")
         }
         var pairs: [(String, String)] = []
-        for (key, member) in members { flatten(member, name: transform(key), into: &pairs) }
+        for (key, member) in root.members { flatten(member, name: key, into: &pairs) }
         return pairs
     }
 
-    private func transform(_ key: String) -> String {
-        if case .custom(let rename) = keyEncoding { return rename(key) }
-        return key
+    /// The field name for a coding key, after the key strategy.
+    func name(for key: String) -> String {
+        switch keyEncoding {
+        case .useDefaultKeys: key
+        case .convertToSnakeCase: Self.snakeCased(key)
+        case .custom(let rename): rename(key)
+        }
     }
 
-    private func flatten(_ value: OrderedJSONParser.Value, name: String, into pairs: inout [(String, String)]) {
-        switch value {
-        case .null: break
-        case .bool(let flag):
-            pairs.append((name, boolEncoding == .numeric ? (flag ? "1" : "0") : (flag ? "true" : "false")))
-        case .number(let text), .string(let text):
-            pairs.append((name, text))
-        case .array(let elements):
-            for (index, element) in elements.enumerated() {
+    /// The text for a date, after the date strategy.
+    func text(for date: Date) -> String {
+        switch dateEncoding {
+        case .iso8601: date.formatted(.iso8601)
+        case .secondsSince1970: FormEncoder.number(date.timeIntervalSince1970)
+        case .millisecondsSince1970: FormEncoder.number((date.timeIntervalSince1970 * 1000).rounded())
+        case .custom(let format): format(date)
+        }
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// `userID` → `user_id`, `URLString` → `url_string`: a word starts at an upper-case letter
+    /// that follows a lower-case one, or that precedes a lower-case one after an upper-case run.
+    static func snakeCased(_ key: String) -> String {
+        let characters = Array(key)
+        var output = ""
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previous = characters[index - 1]
+                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
+                    output += "_"
+                }
+            }
+            output += character.lowercased()
+        }
+        return output
+    }
+
+    private func flatten(_ node: FormNode, name: String, into pairs: inout [(String, String)]) {
+        switch node.kind {
+        case .unset, .null: break
+        case .bool:
+            pairs.append((name, boolEncoding == .numeric ? (node.flag ? "1" : "0") : (node.flag ? "true" : "false")))
+        case .scalar:
+            pairs.append((name, node.scalar))
+        case .list:
+            for (index, element) in node.list.enumerated() {
                 let elementName: String
                 switch arrayEncoding {
                 case .brackets: elementName = name + "[]"
@@ -161,8 +184,8 @@ public struct FormEncoder: Sendable {
                 }
                 flatten(element, name: elementName, into: &pairs)
             }
-        case .object(let members):
-            for (key, member) in members { flatten(member, name: name + "[" + transform(key) + "]", into: &pairs) }
+        case .object:
+            for (key, member) in node.members { flatten(member, name: name + "[" + key + "]", into: &pairs) }
         }
     }
 
