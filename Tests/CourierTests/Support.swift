@@ -45,3 +45,18 @@ func expectCourierError(
         return nil
     }
 }
+
+/// A lock-protected box for test bookkeeping. `@unchecked Sendable` is sound: `value` is only
+/// touched inside `withLock`, which holds the lock.
+final class Box<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

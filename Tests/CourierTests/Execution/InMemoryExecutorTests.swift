@@ -1,0 +1,164 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("In-memory executor")
+struct InMemoryExecutorTests {
+    private let users = Request.get |> baseURL(api) |> path("users") |> decode([User].self)
+
+    @Test func routesByMethodAndPath() async throws {
+        let executor = InMemoryExecutor(routes: [
+            .init(.get, "/v1/users", .json([User(id: 1, name: "Ada")])),
+            .init(.post, "/v1/users", .status(201)),
+        ])
+        #expect(try await executor.send(users) == [User(id: 1, name: "Ada")])
+        let created = try await executor.send(Request.post |> baseURL(api) |> path("users") |> json(User(id: 2, name: "B")))
+        #expect(created.status == 201)
+    }
+
+    @Test func unmatchedRouteUsesFallback() async throws {
+        let executor = InMemoryExecutor(routes: [])
+        let error = await expectCourierError { _ = try await executor.send(users) }
+        guard case .unacceptableStatus(404, _) = error?.cause else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func routesMatchTheEncodedPath() async throws {
+        let executor = InMemoryExecutor(routes: [.init(.get, "/files/a%2Fb", .text("ok"))])
+        let text = try await executor.send(Request.get |> baseURL("https://files.test") |> path("files", "a/b") |> decodeText())
+        #expect(text == "ok")
+    }
+
+    @Test func recordsEveryRequestInOrder() async throws {
+        let executor = InMemoryExecutor { _ in .status(204) }
+        for page in 1...3 {
+            _ = try await executor.send(Request.get |> baseURL(api) |> path("items") |> query("page", page))
+        }
+        #expect(executor.requests.map(\.queryItems) == (1...3).map { [QueryItem(name: "page", value: "\($0)")] })
+        executor.reset()
+        #expect(executor.requests.isEmpty)
+    }
+
+    @Test func invalidRequestIsNeverRecordedOrAnswered() async throws {
+        let executor = InMemoryExecutor { _ in
+            Issue.record("handler must not run")
+            return .status(200)
+        }
+        let error = await expectCourierError {
+            _ = try await executor.send(Request.get |> baseURL(api) |> header("X", "a\nb") |> decodeEmpty())
+        }
+        guard case .invalidRequest(let problems) = error?.cause else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(problems.map(\.kind) == [.invalidHeaderValue])
+        #expect(executor.requests.isEmpty)
+        // Calling execute directly is checked too.
+        await #expect(throws: CourierError.self) { _ = try await executor.execute(Request.get |> path("x")) }
+    }
+
+    @Test func anyStatusHeadersAndBody() async throws {
+        let executor = InMemoryExecutor { _ in
+            .status(418, headers: ["X-Teapot": "yes"], body: Data("short and stout".utf8))
+        }
+        let response = try await executor.send(Request.get |> baseURL(api))
+        #expect(response.status == 418)
+        #expect(response.headers["x-teapot"] == "yes")
+        #expect(response.body == Data("short and stout".utf8))
+        #expect(response.url?.absoluteString == api)
+    }
+
+    @Test func transportFailuresMapToCauses() async throws {
+        let cases: [(URLError.Code, String)] = [
+            (.timedOut, "timedOut"), (.notConnectedToInternet, "notConnected"), (.cannotConnectToHost, "cannotConnect"),
+            (.cancelled, "cancelled"),
+        ]
+        for (code, expected) in cases {
+            let executor = InMemoryExecutor { _ in .failure(URLError(code)) }
+            let error = await expectCourierError { _ = try await executor.send(users) }
+            let actual: String
+            switch error?.cause {
+            case .timedOut: actual = "timedOut"
+            case .cancelled: actual = "cancelled"
+            case .transport(let failure): actual = "\(failure.kind)"
+            default: actual = "other"
+            }
+            #expect(actual == expected)
+        }
+    }
+
+    @Test func transientErrorsAreFlagged() async {
+        let executor = InMemoryExecutor { _ in .failure(URLError(.networkConnectionLost)) }
+        let error = await expectCourierError { _ = try await executor.send(users) }
+        #expect(error?.isTransient == true)
+    }
+
+    @Test func delayedResponseArrives() async throws {
+        let executor = InMemoryExecutor { _ in .json([User(id: 9, name: "late")]).delayed(by: .milliseconds(20)) }
+        #expect(try await executor.send(users).first?.id == 9)
+    }
+
+    @Test func cancellationDuringDelayEndsWithCancelled() async throws {
+        let executor = InMemoryExecutor { _ in .json([User]()).delayed(by: .seconds(30)) }
+        let task = Task { try await executor.send(users) }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let error as CourierError) = result, case .cancelled = error.cause else {
+            Issue.record("unexpected \(result)")
+            return
+        }
+    }
+
+    @Test func alreadyCancelledTaskSendsNothing() async throws {
+        let executor = InMemoryExecutor { _ in .status(200) }
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await executor.send(Request.get |> baseURL(api))
+        }
+        let result = await task.result
+        guard case .failure(let error as CourierError) = result, case .cancelled = error.cause else {
+            Issue.record("unexpected \(result)")
+            return
+        }
+        #expect(executor.requests.isEmpty)
+    }
+
+    @Test func safeToUseFromManyTasks() async throws {
+        let executor = InMemoryExecutor { request in .text(request.queryItems.first?.value ?? "") }
+        let results = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<200 {
+                group.addTask { try await executor.send(Request.get |> baseURL(api) |> query("i", index) |> decodeText()) }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(Set(results) == Set((0..<200).map(String.init)))
+        #expect(executor.requests.count == 200)
+    }
+
+    @Test func responseVariantReturnsMetadata() async throws {
+        let executor = InMemoryExecutor { _ in .json([User(id: 1, name: "a")], headers: ["ETag": "\"v1\""]) }
+        let result = try await executor.response(for: users)
+        #expect(result.value.count == 1)
+        #expect(result.response.headers[.eTag] == "\"v1\"")
+        #expect(result.response.status == 200)
+    }
+
+    @Test func handlerErrorsBecomeTransportFailures() async {
+        struct Boom: Error {}
+        let executor = InMemoryExecutor { _ in throw Boom() }
+        let error = await expectCourierError { _ = try await executor.send(users) }
+        guard case .transport(let failure) = error?.cause else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(failure.kind == .other)
+        #expect(error?.underlyingError is Boom)
+    }
+}
