@@ -4,25 +4,45 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Sends requests with `URLSession` (FoundationNetworking on Linux).
+/// Sends requests with `URLSession` (FoundationNetworking on Linux), the same way on every
+/// platform.
+///
+/// The executor owns its session and the session's delegate, which is how it keeps behaviour
+/// identical on Linux and Apple platforms: redirects drop credentials when they leave the
+/// request's origin (at most 20 hops, `http`/`https` only), and a 401 with `WWW-Authenticate`
+/// is handed back as a response rather than left hanging on Linux.
+///
+/// Configure the session (timeouts, caches, cookies, proxies, `protocolClasses` for tests)
+/// through the `URLSessionConfiguration` you pass. Keep one executor and reuse it: each owns a
+/// session, invalidated when the executor is released. To send through a session you made
+/// yourself, with its own delegate, use ``CallbackExecutor/dataTask(session:)``.
 ///
 /// The request is rendered with ``Request/urlRequest()``, so an invalid request is never handed to
 /// the session. Cancelling the calling task cancels the data task. The request's
 /// ``Request/timeout`` becomes the `URLRequest` timeout.
 ///
 /// ```swift
-/// let executor = URLSessionExecutor()                       // URLSession.shared
-/// let custom = URLSessionExecutor(session: URLSession(configuration: .ephemeral))
+/// let executor = URLSessionExecutor()
 /// let user = try await executor.send(.get |> url("https://api.example.com/me") |> decode(User.self))
 /// ```
-public struct URLSessionExecutor: Executor {
+public final class URLSessionExecutor: Executor {
     /// The session that runs the data tasks.
     public let session: URLSession
+    private let delegate: SessionDelegate
 
-    /// Creates an executor.
-    /// - Parameter session: The session to use; `URLSession.shared` by default.
-    public init(session: URLSession = .shared) {
-        self.session = session
+    /// A shared executor with the default configuration.
+    public static let shared = URLSessionExecutor()
+
+    /// Creates an executor with its own session.
+    /// - Parameter configuration: The session configuration; `.default` when omitted.
+    public init(configuration: URLSessionConfiguration = .default) {
+        let delegate = SessionDelegate()
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     /// Sends `request` with a data task.
@@ -33,10 +53,10 @@ public struct URLSessionExecutor: Executor {
     public func execute(_ request: Request) async throws -> Response {
         let urlRequest = try request.urlRequest()
         let session = self.session
+        let delegate = self.delegate
         return try await withCallback { complete in
-            let task = session.dataTask(with: urlRequest) { data, response, error in
-                complete(Self.result(data: data, response: response, error: error))
-            }
+            let task = session.dataTask(with: urlRequest)
+            delegate.register(task, for: request, complete: complete)
             task.resume()
             return { task.cancel() }
         }

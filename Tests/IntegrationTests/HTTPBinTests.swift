@@ -1,0 +1,260 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Integration: httpbin")
+struct HTTPBinTests {
+    let executor = HTTPBin.executor()
+
+    @Test func queryArrivesExactlyAsMeant() async throws {
+        let echo = try await executor.send(
+            try HTTPBin.request() |> path("anything") |> query("q", "a+b c&d=e#f") |> query("emoji", "😀 ü")
+                |> query("id", [1, 2]) |> query("missing", Optional<Int>.none) |> decode(Echo.self))
+        #expect(echo.args["q"] == .one("a+b c&d=e#f"))
+        #expect(echo.args["emoji"] == .one("😀 ü"))
+        #expect(echo.args["id"] == .many(["1", "2"]))
+        #expect(echo.args["missing"] == nil)
+        #expect(echo.method == "GET")
+    }
+
+    @Test func pathSegmentsStayInsideThePath() async throws {
+        let echo = try await executor.send(
+            try HTTPBin.request() |> path("anything", "a b", "x?y#z") |> decode(Echo.self))
+        #expect(echo.url.hasSuffix("/anything/a%20b/x%3Fy%23z") || echo.url.hasSuffix("/anything/a b/x?y#z"))
+        #expect(echo.args.isEmpty)
+    }
+
+    @Test func jsonPost() async throws {
+        let echo = try await executor.send(
+            try HTTPBin.request(.post) |> path("anything") |> json(["name": "Zoë", "note": "a+b&c"]) |> decode(Echo.self))
+        #expect(echo.method == "POST")
+        #expect(echo.json == .object(["name": .string("Zoë"), "note": .string("a+b&c")]))
+        #expect(echo.headers["Content-Type"] == "application/json")
+    }
+
+    @Test func formPost() async throws {
+        let echo = try await executor.send(
+            try HTTPBin.request(.post) |> path("anything") |> form(["user": "ada", "note": "a b+c&d=é~"])
+                |> decode(Echo.self))
+        #expect(echo.form["user"] == .one("ada"))
+        #expect(echo.form["note"] == .one("a b+c&d=é~"))
+        #expect(echo.headers["Content-Type"] == "application/x-www-form-urlencoded")
+    }
+
+    @Test func customHeaders() async throws {
+        struct Headers: Decodable, Sendable { var headers: [String: String] }
+        let echo = try await executor.send(
+            try HTTPBin.request() |> path("headers") |> header("X-Custom", "value 1") |> userAgent("CourierTests/1.0")
+                |> accept(.json) |> decode(Headers.self))
+        #expect(echo.headers["X-Custom"] == "value 1")
+        #expect(echo.headers["User-Agent"] == "CourierTests/1.0")
+        #expect(echo.headers["Accept"] == "application/json")
+    }
+
+    @Test func bearerAuth() async throws {
+        struct Auth: Decodable, Sendable { var authenticated: Bool; var token: String }
+        let auth = try await executor.send(try HTTPBin.request() |> path("bearer") |> bearer("t0k3n") |> decode(Auth.self))
+        #expect(auth.authenticated && auth.token == "t0k3n")
+        let error = try await #require(throws: CourierError.self) {
+            try await executor.send(try HTTPBin.request() |> path("bearer") |> decode(Auth.self))
+        }
+        guard case .unacceptableStatus(401, _) = error.cause else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+    }
+
+    @Test func basicAuth() async throws {
+        struct Auth: Decodable, Sendable { var authenticated: Bool; var user: String }
+        let good = try await executor.send(
+            try HTTPBin.request() |> path("basic-auth", "ada", "p@ss w0rd") |> basic(username: "ada", password: "p@ss w0rd")
+                |> decode(Auth.self))
+        #expect(good.authenticated && good.user == "ada")
+        let error = try await #require(throws: CourierError.self) {
+            try await executor.send(
+                try HTTPBin.request() |> path("basic-auth", "ada", "right") |> basic(username: "ada", password: "wrong")
+                    |> decode(Auth.self))
+        }
+        #expect(error.status == 401)
+        #expect(!error.description.contains("wrong"))
+    }
+
+    @Test func notFoundIsATypedErrorWithBody() async throws {
+        let error = try await #require(throws: CourierError.self) {
+            try await executor.send(try HTTPBin.request() |> path("status", 404) |> decode(Echo.self))
+        }
+        guard case .unacceptableStatus(404, nil) = error.cause else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(error.response?.status == 404)
+        #expect(error.response?.body == Data())
+        #expect(error.request?.path == "/status/404")
+    }
+
+    @Test func typedErrorBodyFromServer() async throws {
+        // httpbin has no endpoint that sends a JSON body with an error status, so accept only 201
+        // and let /anything's 200 JSON echo stand in for the server's error body.
+        struct EchoedError: Decodable, Error, Sendable { var method: String }
+        let resource = (try HTTPBin.request() |> path("anything") |> decode(Echo.self, error: EchoedError.self))
+            .validate(status: 201...201)
+        let error = try await #require(throws: CourierError.self) { try await executor.send(resource) }
+        #expect(error.status == 200)
+        #expect(error.errorBody(as: EchoedError.self)?.method == "GET")
+    }
+
+    @Test func unauthorizedWithChallengeIsAResponseNotAHang() async throws {
+        // FoundationNetworking never completes a 401 with WWW-Authenticate when it has no
+        // credential; Courier hands the 401 back, as Apple platforms do.
+        let error = try await #require(throws: CourierError.self) {
+            try await executor.send(
+                try HTTPBin.request() |> path("basic-auth", "ada", "right") |> basic(username: "ada", password: "wrong")
+                    |> timeout(10) |> decodeData())
+        }
+        guard case .unacceptableStatus(401, _) = error.cause else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(error.response?.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
+        let plain = try await executor.send(try HTTPBin.request() |> path("status", 401) |> timeout(10))
+        #expect(plain.status == 401)
+    }
+
+    @Test func crossOriginRedirectDropsCredentials() async throws {
+        struct Headers: Decodable, Sendable { var headers: [String: String] }
+        let target = try HTTPBin.secondURL() + "/headers"
+        let echo = try await executor.send(
+            try HTTPBin.request() |> path("redirect-to") |> query("url", target) |> bearer("CROSS-SECRET")
+                |> header("Cookie", "session=COOKIE") |> apiKey("KEY-SECRET", in: .header("X-Custom-Key"))
+                |> header("X-Harmless", "kept") |> decode(Headers.self))
+        #expect(echo.headers["Authorization"] == nil)
+        #expect(echo.headers["Cookie"] == nil)
+        #expect(echo.headers["X-Custom-Key"] == nil)
+        #expect(echo.headers["X-Harmless"] == "kept")
+        #expect(echo.headers["Host"]?.hasPrefix("localhost") == true)
+    }
+
+    @Test func sameOriginRedirectKeepsCredentials() async throws {
+        struct Headers: Decodable, Sendable { var headers: [String: String] }
+        let echo = try await executor.send(
+            try HTTPBin.request() |> path("redirect-to") |> query("url", "/headers") |> bearer("SAME-ORIGIN")
+                |> decode(Headers.self))
+        #expect(echo.headers["Authorization"] == "Bearer SAME-ORIGIN")
+    }
+
+    @Test func tooManyRedirectsIsATypedError() async throws {
+        let error = try await #require(throws: CourierError.self) {
+            try await executor.send(try HTTPBin.request() |> path("redirect", 21) |> decodeData())
+        }
+        guard case .transport(let failure) = error.cause else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(failure.kind == .redirectFailed)
+        let twenty = try await executor.send(try HTTPBin.request() |> path("redirect", 20) |> decodeData())
+        #expect(!twenty.isEmpty)
+    }
+
+    @Test func noContent() async throws {
+        let resource = try HTTPBin.request() |> path("status", 204) |> decodeEmpty()
+        try await executor.send(resource)
+        let optional = try await executor.send(try HTTPBin.request() |> path("status", 204) |> decodeIfPresent(Echo.self))
+        #expect(optional == nil)
+        let head = try await executor.response(for: try HTTPBin.request(.head) |> path("get") |> decodeEmpty())
+        #expect(head.response.status == 200 && head.response.body.isEmpty)
+    }
+
+    @Test func gzipIsDecompressed() async throws {
+        struct Gzipped: Decodable, Sendable { var gzipped: Bool }
+        let value = try await executor.send(try HTTPBin.request() |> path("gzip") |> decode(Gzipped.self))
+        #expect(value.gzipped)
+    }
+
+    @Test func timeoutIsTyped() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = try await #require(throws: CourierError.self) {
+            try await executor.send(try HTTPBin.request() |> path("delay", 3) |> timeout(1) |> decodeData())
+        }
+        guard case .timedOut = error.cause else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(clock.now - start < .seconds(2.9))
+    }
+
+    @Test func cancellationEndsAnInFlightRequest() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let resource = try HTTPBin.request() |> path("delay", 5) |> decodeData()
+        let executor = self.executor
+        let task = Task { try await executor.send(resource) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let error as CourierError) = result, case .cancelled = error.cause else {
+            Issue.record("unexpected \(result)")
+            return
+        }
+        #expect(clock.now - start < .seconds(3))
+    }
+
+    @Test func completionHandlerForm() async throws {
+        let resource = try HTTPBin.request() |> path("anything") |> query("via", "callback") |> decode(Echo.self)
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Echo, CourierError>, Never>) in
+            executor.send(resource) { done.resume(returning: $0) }
+        }
+        #expect(try result.get().args["via"] == .one("callback"))
+    }
+
+    @Test func completionHandlerCancellation() async throws {
+        let resource = try HTTPBin.request() |> path("delay", 5) |> decodeData()
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Data, CourierError>, Never>) in
+            let handle = executor.send(resource) { done.resume(returning: $0) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { handle.cancel() }
+        }
+        guard case .failure(let error) = result, case .cancelled = error.cause else {
+            Issue.record("unexpected \(result)")
+            return
+        }
+    }
+
+    @Test func callbackExecutorOverDataTask() async throws {
+        let executor = CallbackExecutor.dataTask(session: URLSession(configuration: .ephemeral))
+        let echo = try await executor.send(
+            try HTTPBin.request() |> path("anything") |> query("via", "dataTask") |> decode(Echo.self))
+        #expect(echo.args["via"] == .one("dataTask"))
+    }
+
+    @Test func middlewareAroundTheNetwork() async throws {
+        let events = LockedEvents()
+        let executor = executor.with(
+            DefaultHeadersMiddleware(["X-Default": "on"]), LoggingMiddleware { events.append($0) })
+        let echo = try await executor.send(
+            try HTTPBin.request() |> path("anything") |> bearer("NET-SECRET") |> decode(Echo.self))
+        #expect(echo.headers["X-Default"] == "on")
+        #expect(events.all.map(\.kind) == [.request, .response])
+        #expect(!events.all.map(\.description).joined().contains("NET-SECRET"))
+    }
+}
+
+/// Collects log events from any thread.
+final class LockedEvents: @unchecked Sendable {
+    // Sound: `events` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var events: [LoggingMiddleware.Event] = []
+    func append(_ event: LoggingMiddleware.Event) {
+        lock.lock()
+        events.append(event)
+        lock.unlock()
+    }
+    var all: [LoggingMiddleware.Event] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events
+    }
+}
