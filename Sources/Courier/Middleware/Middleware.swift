@@ -28,9 +28,9 @@ public protocol Middleware: Sendable {
 }
 
 /// An executor wrapped in middleware; see ``Middleware`` for the order they run in.
-public struct MiddlewareExecutor<Base: Executor>: Executor {
+public struct MiddlewareExecutor: Executor {
     /// The wrapped executor.
-    public let base: Base
+    public let base: any Executor
     /// The middleware, outermost first.
     public let middleware: [any Middleware]
 
@@ -38,7 +38,7 @@ public struct MiddlewareExecutor<Base: Executor>: Executor {
     /// - Parameters:
     ///   - base: The executor that sends requests.
     ///   - middleware: The middleware, outermost first.
-    public init(base: Base, middleware: [any Middleware]) {
+    public init(base: any Executor, middleware: [any Middleware]) {
         self.base = base
         self.middleware = middleware
     }
@@ -63,7 +63,7 @@ extension Executor {
     /// Wraps this executor in middleware, outermost first.
     /// - Parameter middleware: The middleware; the first sees the request first.
     /// - Returns: An executor that runs the middleware around this one.
-    public func with(_ middleware: any Middleware...) -> MiddlewareExecutor<Self> {
+    public func with(_ middleware: any Middleware...) -> MiddlewareExecutor {
         MiddlewareExecutor(base: self, middleware: middleware)
     }
 }

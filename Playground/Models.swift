@@ -1,0 +1,23 @@
+import Foundation
+
+/// What httpbin's `/anything` echoes, and what the offline server imitates.
+struct Echo: Codable, Sendable {
+    var method: String
+    var url: String
+    var args: [String: String]
+    var headers: [String: String]
+    var form: [String: String]
+    var json: Note?
+}
+
+/// A small JSON body the tour sends.
+struct Note: Codable, Sendable, Equatable {
+    var title: String
+    var body: String
+}
+
+/// httpbin's `/bearer` answer.
+struct BearerCheck: Codable, Sendable {
+    var authenticated: Bool
+    var token: String
+}

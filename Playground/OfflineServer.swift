@@ -1,0 +1,60 @@
+import Courier
+import Foundation
+
+/// An in-memory stand-in for the httpbin endpoints the tour uses, so the tour runs offline.
+enum OfflineServer {
+    static func executor() -> InMemoryExecutor {
+        InMemoryExecutor { request in try answer(request) }
+    }
+
+    static func answer(_ request: Request) throws -> Stub {
+        let segments = request.pathSegments
+        switch segments.first {
+        case "anything":
+            return .json(echo(request))
+        case "headers":
+            return .json(["headers": headers(of: request)])
+        case "bearer":
+            guard let value = request.headers[.authorization], value.hasPrefix("Bearer ") else { return .status(401) }
+            return .json(BearerCheck(authenticated: true, token: String(value.dropFirst("Bearer ".count))))
+        case "status":
+            return .status(Int(segments.dropFirst().first ?? "") ?? 400)
+        default:
+            return .status(404)
+        }
+    }
+
+    private static func echo(_ request: Request) -> Echo {
+        var args: [String: String] = [:]
+        for item in request.queryItems { args[item.name] = item.value ?? "" }
+        var form: [String: String] = [:]
+        var note: Note?
+        if let body = request.body {
+            if request.headers[.contentType] == MediaType.formURLEncoded.rawValue {
+                form = formFields(body)
+            } else {
+                note = try? JSONDecoder().decode(Note.self, from: body)
+            }
+        }
+        return Echo(
+            method: request.method.rawValue, url: (try? request.url().absoluteString) ?? "", args: args,
+            headers: headers(of: request), form: form, json: note)
+    }
+
+    private static func headers(of request: Request) -> [String: String] {
+        var result: [String: String] = [:]
+        for field in request.headers { result[field.name.rawValue] = field.value }
+        return result
+    }
+
+    private static func formFields(_ body: Data) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            fields[parts[0]] = parts.count > 1 ? parts[1] : ""
+        }
+        return fields
+    }
+}

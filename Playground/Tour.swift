@@ -1,0 +1,135 @@
+import Courier
+import Foundation
+
+/// The step-by-step walk through Courier. Every step checks what it got; any surprise ends the
+/// tour with a non-zero exit status.
+struct Tour {
+    let executor: any Executor
+    let base: String
+    let recorder: InMemoryExecutor?
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private func step(_ title: String) {
+        print("\n== \(title)")
+    }
+
+    private func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        guard condition else { throw Failure(description: message()) }
+        print("   ✓ \(message())")
+    }
+
+    func run() async throws {
+        step("1. A request is a plain value, built by composing builders")
+        let listing = Request.get |> baseURL(base) |> path("anything", "notes") |> query("page", 2)
+            |> query("q", "a+b c&d") |> accept(.json) |> bearer("tour-secret-token")
+        print(listing.description.split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
+        let url = try listing.url()
+        print("   URL: \(url.absoluteString)")
+        try check(!listing.description.contains("tour-secret-token"), "the description hides the bearer token")
+        try check(url.absoluteString.hasSuffix("/anything/notes?page=2&q=a%2Bb%20c%26d"), "the query is percent-encoded")
+
+        step("2. Add a decoder to get a typed Resource, then send it")
+        let echo = try await executor.send(listing |> decode(Echo.self))
+        print("   server saw args: \(echo.args.sorted { $0.key < $1.key })")
+        try check(echo.args["q"] == "a+b c&d", "the server read back exactly \"a+b c&d\"")
+        try check(echo.method == "GET", "the method arrived as GET")
+
+        step("3. POST a JSON body")
+        let note = Note(title: "Groceries", body: "Milk & eggs")
+        let created = try await executor.send(
+            Request.post |> baseURL(base) |> path("anything", "notes") |> json(note) |> decode(Echo.self))
+        try check(created.json == note, "the server decoded the same note")
+
+        step("4. POST a form")
+        let form = try await executor.send(
+            Request.post |> baseURL(base) |> path("anything") |> form(["name": "Zoë", "motto": "a b+c"])
+                |> decode(Echo.self))
+        try check(form.form == ["name": "Zoë", "motto": "a b+c"], "the form fields arrived intact")
+
+        step("5. Bearer authentication")
+        let auth = try await executor.send(
+            Request.get |> baseURL(base) |> path("bearer") |> bearer("tour-token") |> decode(BearerCheck.self))
+        try check(auth.authenticated && auth.token == "tour-token", "the server accepted the bearer token")
+
+        step("6. A 404 is a typed error you can switch on")
+        do {
+            _ = try await executor.send(Request.get |> baseURL(base) |> path("status", 404) |> decode(Echo.self))
+            throw Failure(description: "a 404 decoded successfully")
+        } catch let error as CourierError {
+            print("   \(error)")
+            guard case .unacceptableStatus(404, _) = error.cause else { throw error }
+            try check(true, "the cause is .unacceptableStatus(404, …)")
+        }
+
+        step("7. 204 No Content")
+        let empty = try await executor.response(
+            for: Request.delete |> baseURL(base) |> path("status", 204) |> decodeEmpty())
+        try check(empty.response.status == 204, "decodeEmpty() accepts the empty 204")
+
+        step("8. Bad input is never sent")
+        let before = recorder?.requests.count ?? 0
+        do {
+            _ = try await executor.send(
+                Request.get |> baseURL(base) |> path("anything", "..") |> header("X-Note", "line\r\nInjected: yes")
+                    |> decodeData())
+            throw Failure(description: "an invalid request was sent")
+        } catch let error as CourierError {
+            print("   \(error)")
+            guard case .invalidRequest(let problems) = error.cause else { throw error }
+            try check(problems.map(\.kind) == [.invalidPathSegment, .invalidHeaderValue], "both problems are reported")
+            if let recorder { try check(recorder.requests.count == before, "nothing reached the executor") }
+        }
+
+        step("9. Middleware: default headers and logging, secrets redacted")
+        let lines = LogLines()
+        let logged = executor.with(
+            DefaultHeadersMiddleware([.userAgent: "CourierPlayground/1.0"]),
+            LoggingMiddleware { lines.append($0.description) })
+        let headers = try await logged.send(
+            Request.get |> baseURL(base) |> path("headers") |> query("token", "query-secret") |> bearer("header-secret")
+                |> decode([String: [String: String]].self))
+        for line in lines.all { print("   log: \(line)") }
+        try check(headers["headers"]?["User-Agent"] == "CourierPlayground/1.0", "the default User-Agent was added")
+        try check(!lines.all.joined().contains("secret"), "the log shows no secret")
+
+        step("10. Completion handlers, for code without async")
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Echo, CourierError>, Never>) in
+            executor.send(Request.get |> baseURL(base) |> path("anything") |> query("via", "callback") |> decode(Echo.self)) {
+                done.resume(returning: $0)
+            }
+        }
+        try check((try? result.get())?.args["via"] == "callback", "the completion got the decoded echo")
+
+        if let recorder {
+            print("\n== The in-memory executor recorded \(recorder.requests.count) requests:")
+            for request in recorder.requests { print("   \(request.method.rawValue) \(request.path)") }
+        }
+    }
+}
+
+/// Log lines collected from any thread.
+final class LogLines: Sendable {
+    private let storage = Storage()
+
+    func append(_ line: String) { storage.append(line) }
+    var all: [String] { storage.all }
+
+    /// `@unchecked Sendable` is sound: `lines` is only touched while `lock` is held.
+    private final class Storage: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) {
+            lock.lock()
+            lines.append(line)
+            lock.unlock()
+        }
+        var all: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return lines
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The README's snippets, kept compiling (and, where they need no network, running).
+@Suite("README examples")
+struct ReadmeExamplesTests {
+    let token = "readme-token"
+    let nextCursor: String? = nil
+    let newUser = User(id: 3, name: "Grace")
+    let password = "pw"
+    let pngData = Data([0x89, 0x50])
+    let userID = 42
+    let key = "k"
+
+    struct Draft: Decodable, Sendable {}
+
+    /// The opening example, as written; compiled, not run (it would reach the network).
+    func openingExample() async throws -> [User] {
+        let users: Resource<[User]> = .get |> baseURL("https://api.example.com/v1") |> path("users")
+            |> query("page", 2) |> bearer(token) |> decode([User].self)
+        let list = try await URLSessionExecutor().send(users)
+        return list
+    }
+
+    @Test func buildRecipes() throws {
+        let api: RequestBuilder = baseURL("https://api.example.com/v1") <> accept(.json) <> userAgent("MyApp/1.0")
+
+        let search = .get |> api |> path("users", "search")
+            |> query("q", "a+b c")
+            |> query("ids", [1, 2, 3])
+            |> query("cursor", nextCursor)
+            |> timeout(10)
+
+        let create = .post |> api |> path("users") |> json(newUser) |> bearer(token)
+        let login = .post |> api |> path("login") |> form(["user": "ada", "password": password])
+        let upload = .put |> api |> path("avatars", userID) |> body(pngData, contentType: "image/png")
+        let keyed = .get |> api |> apiKey(key, in: .query("api_key"))
+
+        #expect(try search.url().absoluteString == "https://api.example.com/v1/users/search?q=a%2Bb%20c&ids=1&ids=2&ids=3")
+        for request in [search, create, login, upload, keyed] { #expect(request.problems.isEmpty) }
+        #expect(!keyed.description.contains("api_key=k"))
+    }
+
+    @Test func decodeRecipes() throws {
+        let api: RequestBuilder = baseURL("https://api.example.com/v1")
+        let user = .get |> api |> path("users", 42) |> decode(User.self)
+        let withErrors = .get |> api |> path("users", 42) |> decode(User.self, error: APIError.self)
+        let maybe = .get |> api |> path("drafts", 1) |> decodeIfPresent(Draft.self)
+        let removed = .delete |> api |> path("users", 42) |> decodeEmpty()
+        let names = (.get |> api |> path("users") |> decode([User].self)).map { $0.map(\.name) }
+        let strict = user.validate(status: 200..<300).validate(contentType: .json)
+        #expect(withErrors.request == user.request)
+        #expect(try maybe.decode(Response(status: 204)) == nil)
+        try removed.decode(Response(status: 204))
+        #expect(try names.decode(Response(status: 200, body: Data(#"[{"id":1,"name":"Ada"}]"#.utf8))) == ["Ada"])
+        #expect(throws: CourierError.self) { try strict.decode(Response(status: 200, body: Data("{}".utf8))) }
+    }
+
+    @Test func errorRecipe() async {
+        let executor = InMemoryExecutor { _ in .json(APIError(code: "gone", message: "User deleted"), status: 410) }
+        let withErrors = .get |> baseURL(api) |> path("users", 42) |> decode(User.self, error: APIError.self)
+        var shown = ""
+        do {
+            _ = try await executor.send(withErrors)
+        } catch {
+            switch error.cause {
+            case .unacceptableStatus(404, _): shown = "not found"
+            case .unacceptableStatus(_, let body as APIError): shown = body.message
+            case .timedOut, .transport: shown = "offline"
+            case .cancelled: break
+            case .invalidRequest(let problems): shown = "\(problems)"
+            default: shown = "\(error)"
+            }
+        }
+        #expect(shown == "User deleted")
+    }
+
+    @Test func middlewareAndTestingRecipes() async throws {
+        let lines = Box([String]())
+        let server = InMemoryExecutor(routes: [
+            .init(.get, "/v1/users", .json([User(id: 1, name: "Ada")])),
+            .init(.delete, "/v1/users/1", .status(204)),
+        ])
+        let executor = server.with(
+            DefaultHeadersMiddleware([.userAgent: "MyApp/1.0"]),
+            LoggingMiddleware { event in lines.withLock { $0.append("\(event)") } }
+        )
+        let users: Resource<[User]> = .get |> baseURL("https://api.example.com/v1") |> path("users")
+            |> query("page", 2) |> bearer(token) |> decode([User].self)
+        let list = try await executor.send(users)
+        #expect(list == [User(id: 1, name: "Ada")])
+        #expect(server.requests.first?.headers[.authorization] == "Bearer \(token)")
+        #expect(lines.withLock { $0.count } == 2)
+    }
+
+    @Test func completionRecipe() async {
+        let executor = InMemoryExecutor { _ in .json([User]()).delayed(by: .seconds(10)) }
+        let users = .get |> baseURL(api) |> path("users") |> decode([User].self)
+        let outcome = await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
+            let handle = executor.send(users) { result in
+                switch result {
+                case .success(let list): done.resume(returning: "\(list)")
+                case .failure(let error): done.resume(returning: "\(error.cause)")
+                }
+            }
+            handle.cancel()
+        }
+        #expect(outcome == "cancelled")
+    }
+}
