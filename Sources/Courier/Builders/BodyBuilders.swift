@@ -3,7 +3,7 @@ import Foundation
 /// Sets the body to raw bytes and, when given, the `Content-Type` header.
 /// - Parameters:
 ///   - data: The body bytes.
-///   - contentType: The body's media type; `nil` leaves the header as it is.
+///   - mediaType: The body's media type (the `contentType:` argument); `nil` leaves the header as it is.
 /// - Returns: The builder.
 public func body(_ data: Data, contentType mediaType: MediaType? = .octetStream) -> RequestBuilder {
     { request in
@@ -17,7 +17,7 @@ public func body(_ data: Data, contentType mediaType: MediaType? = .octetStream)
 /// Sets the body to UTF-8 text.
 /// - Parameters:
 ///   - string: The text.
-///   - contentType: The media type; `text/plain; charset=utf-8` by default.
+///   - mediaType: The media type (the `contentType:` argument); `text/plain; charset=utf-8` by default.
 /// - Returns: The builder.
 public func text(_ string: String, contentType mediaType: MediaType = .plainText) -> RequestBuilder {
     body(Data(string.utf8), contentType: mediaType)

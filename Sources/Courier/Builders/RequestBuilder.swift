@@ -3,7 +3,7 @@
 /// Builders are pure and total: they never throw and never crash. Given bad input they record a
 /// ``RequestProblem`` on the request, which is reported when it is rendered or sent.
 ///
-/// Apply builders with ``|>(_:_:)-(Request,RequestBuilder)`` or ``Request/applying(_:)``, and
+/// Apply builders with ``|>(_:_:)->Request`` or ``Request/applying(_:)``, and
 /// compose them with ``<>(_:_:)`` or ``chain(_:)``:
 ///
 /// ```swift
