@@ -26,3 +26,21 @@ public func query(_ items: [QueryItem]) -> RequestBuilder {
         return request
     }
 }
+
+/// Appends a query item that is already percent-encoded, sent exactly as given.
+///
+/// Use this for values that arrive encoded (a cursor from a `Link` header, a signature) so they are
+/// not encoded twice. Text that would change the query's structure (`&`, `#`, `;`, a space, a bare
+/// `%`) is reported as a ``RequestProblem/Kind/invalidQuery`` problem.
+/// - Parameters:
+///   - name: The encoded name.
+///   - value: The encoded value, or `nil` for a bare name.
+/// - Returns: The builder.
+public func query(percentEncoded name: String, _ value: String?) -> RequestBuilder {
+    let item = QueryItem.percentEncoded(name: name, value: value)
+    return { request in
+        var request = request
+        request.queryItems.append(item)
+        return request
+    }
+}

@@ -36,6 +36,30 @@ enum PercentEncoding {
         /// inside a query. `+`, `&`, `=`, `;` and `#` are encoded so that they arrive literally.
         static let queryComponent = AllowedSet(
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:@/?!$'()*,")
+
+        /// A pre-encoded query name: the query component set plus `+` (a form-encoded space).
+        static let encodedQueryName = AllowedSet(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:@/?!$'()*,+")
+
+        /// A pre-encoded query value: as a name, plus `=`, which servers read as part of the value.
+        static let encodedQueryValue = AllowedSet(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:@/?!$'()*,+=")
+    }
+
+    /// Whether `string` is already percent-encoded: every byte is in `allowed` or starts a valid
+    /// `%XX` escape.
+    static func isValidEncoded(_ string: String, allowed: AllowedSet) -> Bool {
+        var bytes = string.utf8.makeIterator()
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = bytes.next(), hexValue(high) != nil, let low = bytes.next(), hexValue(low) != nil else {
+                    return false
+                }
+            } else if !allowed.contains(byte) {
+                return false
+            }
+        }
+        return true
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)

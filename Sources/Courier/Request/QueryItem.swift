@@ -1,19 +1,50 @@
 /// One `name=value` pair of a URL query.
 ///
-/// Names and values are stored unencoded; Courier percent-encodes them when it renders the URL,
-/// so `a+b c&d` arrives at the server as exactly that string. Order is kept and a name may repeat.
+/// Names and values are normally stored unencoded; Courier percent-encodes them when it renders
+/// the URL, so `a+b c&d` arrives at the server as exactly that string. Order is kept and a name
+/// may repeat.
+///
+/// For input that is already percent-encoded (a cursor copied from a `Link` header, a signed
+/// value), use ``percentEncoded(name:value:)``: it is sent as it is, after a check that it cannot
+/// change the query's structure. Nothing is ever encoded twice by accident: the two kinds are
+/// separate.
 public struct QueryItem: Sendable, Hashable {
-    /// The unencoded name.
+    /// The name: unencoded, or encoded when ``isPercentEncoded`` is set.
     public var name: String
-    /// The unencoded value; `nil` renders the name alone (`?flag`).
+    /// The value, `nil` to render the name alone (`?flag`): unencoded, or encoded when
+    /// ``isPercentEncoded`` is set.
     public var value: String?
+    /// Whether ``name`` and ``value`` are already percent-encoded and are sent as they are.
+    public var isPercentEncoded: Bool
 
-    /// Creates a query item.
+    /// Creates a query item from unencoded text.
     /// - Parameters:
     ///   - name: The unencoded name.
     ///   - value: The unencoded value, or `nil` for a bare name.
     public init(name: String, value: String?) {
         self.name = name
         self.value = value
+        self.isPercentEncoded = false
+    }
+
+    /// Creates a query item from already percent-encoded text, sent exactly as given.
+    ///
+    /// The name and value may hold only characters allowed in a query component, `+`, valid
+    /// `%XX` escapes, and (in the value) `=`. Anything else, such as `&`, `#`, a space or a bare
+    /// `%`, would change the query's structure and is reported as a
+    /// ``RequestProblem/Kind/invalidQuery`` problem.
+    /// - Parameters:
+    ///   - name: The encoded name.
+    ///   - value: The encoded value, or `nil` for a bare name.
+    /// - Returns: The item.
+    public static func percentEncoded(name: String, value: String?) -> QueryItem {
+        var item = QueryItem(name: name, value: value)
+        item.isPercentEncoded = true
+        return item
+    }
+
+    /// The unencoded name, for redaction checks.
+    var decodedName: String {
+        isPercentEncoded ? PercentEncoding.decode(Substring(name)) : name
     }
 }

@@ -47,8 +47,8 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
                     ? HTTPHeaders.Field(name: field.name, value: Redaction.placeholder) : field
             })
         copy.queryItems = queryItems.map { item in
-            guard item.value != nil, redaction.isSensitive(queryName: item.name) else { return item }
-            return QueryItem(name: item.name, value: Redaction.placeholder)
+            guard item.value != nil, redaction.isSensitive(queryName: item.decodedName) else { return item }
+            return QueryItem(name: item.decodedName, value: Redaction.placeholder)
         }
         if let baseURL, var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) {
             let sensitiveQuery = components.queryItems?.contains { redaction.isSensitive(queryName: $0.name) } ?? false

@@ -105,13 +105,13 @@ extension Request {
         for item in queryItems {
             output += separator
             separator = "&"
-            output += PercentEncoding.encode(item.name, allowed: .queryComponent)
+            output += item.isPercentEncoded ? item.name : PercentEncoding.encode(item.name, allowed: .queryComponent)
             guard let value = item.value else { continue }
             output += "="
-            if let redaction, redaction.isSensitive(queryName: item.name) {
+            if let redaction, redaction.isSensitive(queryName: item.decodedName) {
                 output += Redaction.placeholder
             } else {
-                output += PercentEncoding.encode(value, allowed: .queryComponent)
+                output += item.isPercentEncoded ? value : PercentEncoding.encode(value, allowed: .queryComponent)
             }
         }
         return output
@@ -154,6 +154,17 @@ extension Request {
             let shown = segment.isEmpty ? "an empty segment" : "\"\(segment)\""
             found.append(
                 RequestProblem(.invalidPathSegment, "path segment \(index) is \(shown), which would change the path"))
+        }
+        for (index, item) in queryItems.enumerated() where item.isPercentEncoded {
+            if !PercentEncoding.isValidEncoded(item.name, allowed: .encodedQueryName)
+                || !(item.value.map { PercentEncoding.isValidEncoded($0, allowed: .encodedQueryValue) } ?? true)
+            {
+                found.append(
+                    RequestProblem(
+                        .invalidQuery,
+                        "pre-encoded query item \(index) may hold only query characters and %XX escapes; "
+                            + "'&', '#', ';', spaces and bare '%' would change the query"))
+            }
         }
         for field in headers {
             if !field.name.isValid {

@@ -12,6 +12,10 @@ public struct RequestProblem: Error, Sendable, Hashable, CustomStringConvertible
         case missingURL
         /// A URL string did not parse, or its scheme is not `http`/`https`, or it has no host.
         case invalidURL
+        /// A pre-encoded query item holds characters that would change the query's structure.
+        case invalidQuery
+        /// A URI template is malformed or cannot be expanded with the given values.
+        case invalidTemplate
         /// A path segment is empty, `.` or `..`.
         case invalidPathSegment
         /// The method is not a valid token.
@@ -24,7 +28,7 @@ public struct RequestProblem: Error, Sendable, Hashable, CustomStringConvertible
         case invalidTimeout
         /// Credentials cannot be encoded (for example a Basic user name containing `:`).
         case invalidCredentials
-        /// A body could not be encoded.
+        /// A body could not be encoded (including a multipart part that could not be read).
         case bodyEncodingFailed
         /// A problem recorded by a custom builder.
         case custom(String)
