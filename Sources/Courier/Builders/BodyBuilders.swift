@@ -97,3 +97,33 @@ private func describe(_ error: EncodingError) -> String {
         return "encoding error"
     }
 }
+
+/// Sets a `multipart/form-data` body ([RFC 7578](https://www.rfc-editor.org/rfc/rfc7578)) and its
+/// `Content-Type` with the boundary.
+///
+/// ```swift
+/// .post |> url("https://example.com/upload") |> multipart([
+///     .text("title", "Holiday"),
+///     .file("photo", at: photoURL, contentType: "image/jpeg"),
+/// ])
+/// ```
+///
+/// The body is encoded once, when this builder is created; files are read then. A file that
+/// cannot be read or an invalid part is recorded as a ``RequestProblem/Kind/bodyEncodingFailed``
+/// problem.
+/// - Parameters:
+///   - parts: The parts, in order.
+///   - encoder: Chooses the boundary; inject one with a fixed random source in tests.
+/// - Returns: The builder.
+public func multipart(_ parts: [MultipartPart], encoder: MultipartEncoder = MultipartEncoder()) -> RequestBuilder {
+    do {
+        let (data, boundary) = try encoder.encode(parts)
+        return body(data, contentType: MediaType(rawValue: "multipart/form-data; boundary=\(boundary)"))
+    } catch {
+        return { request in
+            var request = request
+            request.record(error)
+            return request
+        }
+    }
+}

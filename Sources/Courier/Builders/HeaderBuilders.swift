@@ -1,7 +1,10 @@
 /// Sets a header, replacing any fields with the same name (compared case-insensitively).
 ///
 /// A name that is not a token, or a value containing CR, LF, NUL or another control character,
-/// is reported as a ``RequestProblem`` when the request is rendered; it is never sent.
+/// is reported as a ``RequestProblem`` when the request is rendered; it is never sent. Tabs are
+/// allowed. Non-ASCII characters are sent as their UTF-8 bytes (RFC 9110 calls them `obs-text`);
+/// servers that read header bytes as Latin-1 will see them differently, so prefer ASCII, or an
+/// encoding the server documents (for example RFC 8187's `UTF-8''…` for parameters).
 /// - Parameters:
 ///   - name: The header name.
 ///   - value: The value.

@@ -1,0 +1,100 @@
+import Courier
+import Foundation
+import Testing
+
+@Suite("Multipart bodies (RFC 7578)")
+struct MultipartTests {
+    /// A random source that returns the given values in turn, then repeats the last.
+    static func fixed(_ values: [UInt64]) -> MultipartEncoder.RandomSource {
+        let index = Box(0)
+        return {
+            index.withLock { index in
+                defer { index += 1 }
+                return values[min(index, values.count - 1)]
+            }
+        }
+    }
+
+    private let base = Request.post |> baseURL("https://api.test") |> path("upload")
+
+    @Test func encodesTextDataAndFileParts() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).txt")
+        try Data("file body".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let encoder = MultipartEncoder(random: Self.fixed([0xABCD, 0x1234]))
+        let request = base |> multipart(
+            [
+                .text("title", "Grüße"),
+                .data("blob", Data([0x00, 0xFF]), filename: "b.bin"),
+                .file("doc", at: file, contentType: .plainText),
+            ], encoder: encoder)
+        let boundary = "courier-000000000000abcd0000000000001234"
+        #expect(request.headers[.contentType] == "multipart/form-data; boundary=\(boundary)")
+        var expected = Data()
+        expected.append(contentsOf: "--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nGrüße\r\n".utf8)
+        expected.append(contentsOf: "--\(boundary)\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\n".utf8)
+        expected.append(contentsOf: "Content-Type: application/octet-stream\r\n\r\n".utf8)
+        expected.append(contentsOf: [0x00, 0xFF])
+        expected.append(contentsOf: "\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"\(file.lastPathComponent)\"\r\n".utf8)
+        expected.append(contentsOf: "Content-Type: text/plain; charset=utf-8\r\n\r\nfile body\r\n--\(boundary)--\r\n".utf8)
+        #expect(request.body == expected)
+    }
+
+    @Test func boundaryHas128RandomBits() {
+        let boundary = MultipartEncoder().makeBoundary()
+        #expect(boundary.hasPrefix("courier-"))
+        #expect(boundary.dropFirst("courier-".count).count == 32)
+        #expect(MultipartEncoder().makeBoundary() != boundary)
+    }
+
+    @Test func contentContainingTheBoundaryGetsANewOne() throws {
+        let first = "courier-00000000000000010000000000000002"
+        let encoder = MultipartEncoder(random: Self.fixed([1, 2, 3, 4]))
+        let request = base |> multipart([.text("evil", "before --\(first) after")], encoder: encoder)
+        let type = try #require(request.headers[.contentType])
+        #expect(type == "multipart/form-data; boundary=courier-00000000000000030000000000000004")
+        #expect(request.problems.isEmpty)
+    }
+
+    @Test func boundaryThatNeverClearsIsAProblem() {
+        let stuck = "courier-00000000000000070000000000000007"
+        let request = base |> multipart([.text("evil", "--\(stuck)")], encoder: MultipartEncoder(random: Self.fixed([7])))
+        #expect(request.problemKinds == [.bodyEncodingFailed])
+    }
+
+    @Test(arguments: [
+        ("a\"b", "a%22b"), ("line\r\nbreak", "line%0D%0Abreak"), ("cr\ronly", "cr%0Donly"), ("lf\nonly", "lf%0Aonly"),
+        ("plain", "plain"), ("naïve 😀.txt", "naïve 😀.txt"),
+    ])
+    func namesAndFilenamesAreEscaped(raw: String, escaped: String) throws {
+        let request = base |> multipart(
+            [.data(raw, Data("x".utf8), filename: raw)], encoder: MultipartEncoder(random: Self.fixed([1, 1])))
+        let text = String(decoding: try #require(request.body), as: UTF8.self)
+        #expect(text.contains("name=\"\(escaped)\"; filename=\"\(escaped)\"\r\n"))
+    }
+
+    @Test func partContentTypeWithLineBreakIsAProblem() {
+        let request = base |> multipart([.data("f", Data(), contentType: "text/plain\r\nX-Evil: 1")])
+        #expect(request.problemKinds == [.bodyEncodingFailed])
+    }
+
+    @Test func unreadableFileIsAProblemNamingTheFile() throws {
+        let missing = URL(fileURLWithPath: "/nonexistent/dir/secret-plan.pdf")
+        let request = base |> multipart([.file("doc", at: missing)])
+        let problem = try #require(request.problems.first)
+        #expect(problem.kind == .bodyEncodingFailed)
+        #expect(problem.message.contains("secret-plan.pdf"))
+        #expect(!problem.message.contains("/nonexistent/dir"))
+    }
+
+    @Test func largeFileIsCopiedIntoTheBodyOnce() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-large-\(UUID().uuidString).bin")
+        let size = 3 * (1 << 20) + 123
+        try Data(repeating: 0x5A, count: size).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let request = base |> multipart([.file("big", at: file)])
+        let body = try #require(request.body)
+        #expect(body.count > size && body.count < size + 512)
+    }
+}
