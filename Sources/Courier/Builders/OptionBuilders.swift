@@ -36,3 +36,34 @@ public func cachePolicy(_ policy: CachePolicy) -> RequestBuilder {
         return request
     }
 }
+
+/// Sets a total deadline: the most time the whole call may take, including connecting, waiting,
+/// receiving the body and any retries by middleware. When it passes, the call is cancelled and
+/// throws ``CourierError/Cause/timedOut``.
+///
+/// ``timeout(_:)`` bounds how long the transport waits for data; a slow server that sends a byte
+/// now and then never trips it. A deadline bounds the whole call.
+/// - Parameter seconds: The deadline in seconds; must be positive and finite.
+/// - Returns: The builder.
+public func deadline(_ seconds: TimeInterval) -> RequestBuilder {
+    { request in
+        var request = request
+        request.deadline = seconds
+        return request
+    }
+}
+
+/// Lets retry middleware send this request again even if its method is not idempotent (or, with
+/// `false`, forbids it even if it is).
+///
+/// Only opt a `POST` or `PATCH` in when the server makes repeats safe, for example with an
+/// idempotency key.
+/// - Parameter allowed: Whether retries are allowed.
+/// - Returns: The builder.
+public func retryable(_ allowed: Bool = true) -> RequestBuilder {
+    { request in
+        var request = request
+        request.allowsRetry = allowed
+        return request
+    }
+}

@@ -71,9 +71,29 @@ extension Executor {
         try request.validate()
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
         do {
-            return try await execute(request)
+            guard let deadline = request.deadline else { return try await execute(request) }
+            return try await withDeadline(.seconds(deadline), request: request) { try await execute(request) }
         } catch {
             throw CourierError.wrapping(error, request: request)
         }
+    }
+}
+
+/// Runs `operation`, cancelling it and throwing ``CourierError/Cause/timedOut`` if it has not
+/// finished within `limit`.
+func withDeadline<Value: Sendable>(
+    _ limit: Duration, request: Request, clock: ContinuousClock = ContinuousClock(),
+    _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    try await withThrowingTaskGroup(of: Value?.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await clock.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw CancellationError() }
+        guard let value = first else { throw CourierError(.timedOut, request: request) }
+        return value
     }
 }

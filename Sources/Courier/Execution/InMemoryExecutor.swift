@@ -60,6 +60,17 @@ public final class InMemoryExecutor: Executor {
         }
     }
 
+    /// Creates an executor that answers with `script` in order, one stub per request, then with
+    /// `fallback`: for fault sequences such as "fail twice with 503, then succeed".
+    /// - Parameters:
+    ///   - script: The answers, in order.
+    ///   - fallback: The answer once the script is used up.
+    /// - Returns: The executor.
+    public static func scripted(_ script: [Stub], then fallback: Stub) -> InMemoryExecutor {
+        let remaining = Locked(script[...])
+        return InMemoryExecutor { _ in remaining.withLock { $0.popFirst() } ?? fallback }
+    }
+
     /// Every request received, in order.
     public var requests: [Request] { recorded.withLock { $0 } }
 

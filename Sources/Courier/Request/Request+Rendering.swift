@@ -177,5 +177,8 @@ extension Request {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             found.append(RequestProblem(.invalidTimeout, "the timeout must be a positive number of seconds, not \(timeout)"))
         }
+        if let deadline, !(deadline > 0 && deadline.isFinite) {
+            found.append(RequestProblem(.invalidTimeout, "the deadline must be a positive number of seconds, not \(deadline)"))
+        }
     }
 }

@@ -33,8 +33,19 @@ public struct Request: Sendable, Hashable {
     public var timeout: TimeInterval?
     /// The cache policy, or `nil` for the session's default.
     public var cachePolicy: CachePolicy?
+    /// The total time the whole exchange may take (connect, send, wait, receive, and any retries
+    /// by middleware), in seconds; `nil` for no limit. Unlike ``timeout``, which bounds the wait for
+    /// data, this bounds the whole call. Exceeding it throws ``CourierError/Cause/timedOut``.
+    public var deadline: TimeInterval?
+    /// Whether retry middleware may send this request again: `nil` decides by the method
+    /// (only idempotent methods are retried), `true` opts a request in, `false` opts it out.
+    public var allowsRetry: Bool?
     /// What descriptions, logs and errors must hide.
     public var redaction: Redaction
+    /// Whether retry middleware may send this request again: ``allowsRetry`` when set, otherwise
+    /// whether the method is idempotent.
+    public var isRetryable: Bool { allowsRetry ?? method.isIdempotent }
+
     /// Problems recorded by builders (for example a body that failed to encode).
     public private(set) var recordedProblems: [RequestProblem]
 
@@ -51,6 +62,8 @@ public struct Request: Sendable, Hashable {
         self.body = nil
         self.timeout = nil
         self.cachePolicy = nil
+        self.deadline = nil
+        self.allowsRetry = nil
         self.redaction = Redaction()
         self.recordedProblems = []
     }
