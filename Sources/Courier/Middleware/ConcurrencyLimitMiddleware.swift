@@ -1,0 +1,93 @@
+/// Lets at most a fixed number of requests through at once; the others wait their turn in
+/// arrival order.
+///
+/// A waiting request that is cancelled leaves the queue at once with `CancellationError` and takes
+/// no slot. Share one instance between executors to limit them together.
+///
+/// ```swift
+/// let executor = URLSessionExecutor().with(ConcurrencyLimitMiddleware(limit: 4))
+/// ```
+public struct ConcurrencyLimitMiddleware: Middleware {
+    private let gate: Gate
+
+    /// Creates the middleware.
+    /// - Parameter limit: The most requests in flight at once; at least 1.
+    public init(limit: Int) {
+        gate = Gate(limit: max(1, limit))
+    }
+
+    /// The number of requests in flight now.
+    public var inFlight: Int { gate.state.withLock { $0.inFlight } }
+
+    /// The number of requests waiting for a slot.
+    public var waiting: Int { gate.state.withLock { $0.waiters.count } }
+
+    /// Waits for a slot, sends the request, and frees the slot.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The response.
+    /// - Throws: `CancellationError` when cancelled while waiting, or whatever `next` throws.
+    public func intercept(_ request: Request, next: Next) async throws -> Response {
+        try await gate.acquire()
+        defer { gate.release() }
+        return try await next(request)
+    }
+
+    /// A FIFO counting semaphore whose waiters can be cancelled.
+    final class Gate: Sendable {
+        struct Waiter {
+            var id: UInt64
+            var continuation: CheckedContinuation<Void, any Error>
+        }
+
+        struct State {
+            var limit: Int
+            var inFlight = 0
+            var nextID: UInt64 = 0
+            var waiters: [Waiter] = []
+        }
+
+        let state: Locked<State>
+
+        init(limit: Int) { state = Locked(State(limit: limit)) }
+
+        func acquire() async throws {
+            let id = state.withLock { state -> UInt64 in
+                state.nextID += 1
+                return state.nextID
+            }
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let admitted = state.withLock { state -> Bool in
+                        if state.inFlight < state.limit && state.waiters.isEmpty {
+                            state.inFlight += 1
+                            return true
+                        }
+                        state.waiters.append(Waiter(id: id, continuation: continuation))
+                        return false
+                    }
+                    if admitted { continuation.resume() }
+                }
+            } onCancel: {
+                let removed = state.withLock { state -> Waiter? in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.waiters.remove(at: index)
+                }
+                removed?.continuation.resume(throwing: CancellationError())
+            }
+        }
+
+        func release() {
+            let next = state.withLock { state -> Waiter? in
+                if state.waiters.isEmpty {
+                    state.inFlight -= 1
+                    return nil
+                }
+                // The slot passes straight to the first waiter.
+                return state.waiters.removeFirst()
+            }
+            next?.continuation.resume()
+        }
+    }
+}
