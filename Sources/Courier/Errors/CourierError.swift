@@ -35,6 +35,12 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         case unacceptableContentType(expected: [MediaType], received: MediaType?)
         /// The body could not be turned into the expected value.
         case decodingFailed(DecodingFailure)
+        /// A credential could not be obtained or refreshed; the reason never contains the
+        /// credential.
+        case authenticationFailed(String)
+        /// The response body grew past the executor's limit (counted after decompression); the
+        /// transfer was stopped.
+        case responseTooLarge(limit: Int)
     }
 
     /// What went wrong.
@@ -105,6 +111,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
                 + expected.map(\.rawValue).joined(separator: " or ")
         case .decodingFailed(let failure):
             text = "decoding failed: \(failure)"
+        case .authenticationFailed(let reason):
+            text = "authentication failed: \(reason)"
+        case .responseTooLarge(let limit):
+            text = "the response body exceeded the limit of \(limit) bytes"
         }
         return text
     }
