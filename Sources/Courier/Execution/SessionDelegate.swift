@@ -5,103 +5,172 @@ import Foundation
 #endif
 
 /// The delegate of the session a ``URLSessionExecutor`` owns: collects each task's response and
-/// body, applies Courier's redirect policy, and completes each task exactly once.
+/// body, applies the ``RedirectPolicy`` and the response size limit, and completes each task
+/// exactly once.
 ///
 /// Owning the delegate is what lets Courier behave the same on every platform:
-/// - **Redirects** drop credentials when they leave the original origin. FoundationNetworking on
-///   Linux forwards `Authorization` and `Cookie` to any host a redirect names; Apple platforms
-///   drop `Authorization`. Courier drops `Authorization`, `Proxy-Authorization`, `Cookie` and the
-///   request's own sensitive headers (see ``Redaction``) on both, and keeps them dropped on
-///   later hops.
+/// - **Redirects** follow ``RedirectPolicy``. FoundationNetworking on Linux forwards
+///   `Authorization` and `Cookie` to any host a redirect names; Courier does not, on any platform.
 /// - **401 with `WWW-Authenticate`**: FoundationNetworking (before the fix in
 ///   swift-corelibs-foundation#5457) never completes such a task when no credential is
 ///   available. Courier hands the 401 response back instead, as Apple platforms do.
+/// - **Size limit**: the body is counted as it arrives (after decompression) and the transfer is
+///   stopped once it passes the limit.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    /// The most redirects followed for one request.
-    static let maximumRedirects = 20
-
-    private struct Record {
-        var request: Request
-        var origin: Origin?
-        var response: HTTPURLResponse?
-        var body = Data()
-        var redirects = 0
-        var leftOrigin = false
-        var complete: (@Sendable (Result<Response, any Error>) -> Void)?
-    }
-
-    private let records = Locked<[Int: Record]>([:])
-
-    /// Starts tracking `task`; `complete` is called exactly once.
-    func register(
-        _ task: URLSessionTask, for request: Request, complete: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) {
-        let origin = task.originalRequest?.url.flatMap(Origin.init)
-        records.withLock { $0[task.taskIdentifier] = Record(request: request, origin: origin, complete: complete) }
-    }
-
-    /// Completes the task's record once; later calls do nothing.
-    private func finish(_ task: URLSessionTask, with result: (inout Record) -> Result<Response, any Error>) {
-        let (complete, outcome) = records.withLock { records -> ((@Sendable (Result<Response, any Error>) -> Void)?, Result<Response, any Error>?) in
-            guard var record = records.removeValue(forKey: task.taskIdentifier) else { return (nil, nil) }
-            return (record.complete, result(&record))
+    /// One logical request: the data tasks of its redirect chain, one after another.
+    private final class Exchange: Sendable {
+        struct State {
+            var chain: RedirectPolicy.Chain
+            var task: URLSessionTask?
+            var response: HTTPURLResponse?
+            var body = Data()
+            var pendingRedirect: URLRequest?
+            var cancelled = false
+            var complete: (@Sendable (Result<Response, any Error>) -> Void)?
         }
-        if let complete, let outcome { complete(outcome) }
+
+        let state: Locked<State>
+
+        init(chain: RedirectPolicy.Chain, complete: @escaping @Sendable (Result<Response, any Error>) -> Void) {
+            state = Locked(State(chain: chain, complete: complete))
+        }
+
+        /// Completes once; later calls do nothing.
+        func finish(_ result: (State) -> Result<Response, any Error>) {
+            let pending = state.withLock { state -> (@Sendable (Result<Response, any Error>) -> Void, Result<Response, any Error>)? in
+                guard let complete = state.complete else { return nil }
+                state.complete = nil
+                return (complete, result(state))
+            }
+            if let (complete, outcome) = pending { complete(outcome) }
+        }
+
+        func cancel() {
+            let task = state.withLock { state -> URLSessionTask? in
+                state.cancelled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+    }
+
+    private let exchanges = Locked<[Int: Exchange]>([:])
+    let redirects: RedirectPolicy
+    let maximumResponseSize: Int?
+
+    init(redirects: RedirectPolicy, maximumResponseSize: Int?) {
+        self.redirects = redirects
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    /// Sends `urlRequest` (following redirects under the policy) and calls `complete` exactly
+    /// once. Returns an action that cancels whichever task of the chain is running.
+    func start(
+        _ urlRequest: URLRequest, for request: Request, on session: URLSession,
+        complete: @escaping @Sendable (Result<Response, any Error>) -> Void
+    ) -> @Sendable () -> Void {
+        let chain = RedirectPolicy.Chain(
+            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest, redaction: request.redaction)
+        let exchange = Exchange(chain: chain, complete: complete)
+        launch(urlRequest, for: exchange, on: session)
+        return { exchange.cancel() }
+    }
+
+    private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession) {
+        let task = session.dataTask(with: urlRequest)
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+        let cancelled = exchange.state.withLock { state -> Bool in
+            state.task = task
+            state.response = nil
+            state.body = Data()
+            state.pendingRedirect = nil
+            return state.cancelled
+        }
+        if cancelled {
+            exchanges.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+            exchange.finish { _ in .failure(URLError(.cancelled)) }
+            return
+        }
+        task.resume()
+    }
+
+    private func exchange(for task: URLSessionTask) -> Exchange? {
+        exchanges.withLock { $0[task.taskIdentifier] }
+    }
+
+    private func tooLarge(_ task: URLSessionTask, _ exchange: Exchange) {
+        guard let limit = maximumResponseSize else { return }
+        exchange.finish { _ in .failure(CourierError(.responseTooLarge(limit: limit))) }
+        task.cancel()
     }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        records.withLock { records in
-            records[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
-            records[dataTask.taskIdentifier]?.body = Data()
+        guard let exchange = exchange(for: dataTask) else { return completionHandler(.allow) }
+        exchange.state.withLock { state in
+            state.response = response as? HTTPURLResponse
+            state.body = Data()
+        }
+        // A declared length over the limit fails before any of the body is read (only when the
+        // body is not content-encoded; a decoded body is counted below as it arrives).
+        if let limit = maximumResponseSize, response.expectedContentLength > Int64(limit),
+            (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") == nil
+        {
+            completionHandler(.cancel)
+            tooLarge(dataTask, exchange)
+            return
         }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        records.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+        guard let exchange = exchange(for: dataTask) else { return }
+        let limit = maximumResponseSize
+        let overLimit = exchange.state.withLock { state -> Bool in
+            if let limit, state.body.count + data.count > limit { return true }
+            state.body.append(data)
+            return false
+        }
+        if overLimit { tooLarge(dataTask, exchange) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        finish(task) { record in
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let redirect = exchange.state.withLock { $0.pendingRedirect }
+        if error == nil, let redirect {
+            launch(redirect, for: exchange, on: session)
+            return
+        }
+        exchange.finish { state in
             if let error { return .failure(error) }
-            guard let response = record.response else { return .failure(URLError(.badServerResponse)) }
-            return .success(Response(http: response, body: record.body))
+            guard let response = state.response else { return .failure(URLError(.badServerResponse)) }
+            return .success(Response(http: response, body: state.body))
         }
     }
 
+    /// Courier follows every redirect itself, with a new task per hop, rather than letting
+    /// URLSession do it: FoundationNetworking drops the body of a 307/308 redirect (it sends
+    /// `Content-Length: 0`), and following by hand makes the method, body and header rules the
+    /// same on every platform.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        enum Decision { case follow(URLRequest), fail(URLError) }
-        let decision = records.withLock { records -> Decision in
-            guard var record = records[task.taskIdentifier] else { return .follow(request) }
-            record.redirects += 1
-            guard record.redirects <= Self.maximumRedirects else { return .fail(URLError(.httpTooManyRedirects)) }
-            guard let url = request.url, let target = Origin(url) else {
-                return .fail(URLError(.redirectToNonExistentLocation))
-            }
-            if target != record.origin { record.leftOrigin = true }
-            var next = request
-            if record.leftOrigin {
-                for name in Self.credentialHeaders(of: record.request, in: next) {
-                    next.setValue(nil, forHTTPHeaderField: name)
-                }
-            }
-            records[task.taskIdentifier] = record
-            return .follow(next)
+        guard let exchange = exchange(for: task) else { return completionHandler(nil) }
+        let decision = exchange.state.withLock { state -> RedirectPolicy.Decision in
+            let decision = redirects.decide(status: response.statusCode, target: request.url, chain: &state.chain)
+            if case .follow(let next) = decision { state.pendingRedirect = next }
+            return decision
         }
-        switch decision {
-        case .follow(let next):
-            completionHandler(next)
-        case .fail(let error):
-            finish(task) { _ in .failure(error) }
-            completionHandler(nil)
-            task.cancel()
+        if case .fail(let code) = decision {
+            exchange.finish { _ in .failure(URLError(code)) }
         }
+        // In every case this task stops at the redirect response (FoundationNetworking must get
+        // this answer before anything cancels the task); a followed redirect continues in a new
+        // task once this one completes.
+        completionHandler(nil)
     }
 
     func urlSession(
@@ -110,38 +179,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         #if canImport(FoundationNetworking)
             // Courier sends credentials itself; hand the 401 back instead of waiting for one.
-            if let failure = challenge.failureResponse as? HTTPURLResponse {
-                finish(task) { record in .success(Response(http: failure, body: record.body)) }
+            if let failure = challenge.failureResponse as? HTTPURLResponse, let exchange = exchange(for: task) {
+                exchange.finish { state in .success(Response(http: failure, body: state.body)) }
                 completionHandler(.cancelAuthenticationChallenge, nil)
                 return
             }
         #endif
         completionHandler(.performDefaultHandling, nil)
-    }
-
-    /// The header names to remove from a request that has left its origin.
-    private static func credentialHeaders(of request: Request, in next: URLRequest) -> [String] {
-        (next.allHTTPHeaderFields ?? [:]).keys.filter { name in
-            let header = HeaderName(rawValue: name)
-            return header == .authorization || header == .proxyAuthorization || header == .cookie
-                || request.redaction.isSensitive(header: header)
-        }
-    }
-}
-
-/// Scheme, host and port: what must match for a redirect to stay on the same origin
-/// ([RFC 6454](https://www.rfc-editor.org/rfc/rfc6454)).
-struct Origin: Hashable {
-    var scheme: String
-    var host: String
-    var port: Int
-
-    init?(_ url: URL) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host?.lowercased()
-        else { return nil }
-        self.scheme = scheme
-        self.host = host
-        self.port = url.port ?? (scheme == "https" ? 443 : 80)
     }
 }

@@ -8,9 +8,10 @@ import Foundation
 /// platform.
 ///
 /// The executor owns its session and the session's delegate, which is how it keeps behaviour
-/// identical on Linux and Apple platforms: redirects drop credentials when they leave the
-/// request's origin (at most 20 hops, `http`/`https` only), and a 401 with `WWW-Authenticate`
-/// is handed back as a response rather than left hanging on Linux.
+/// identical on Linux and Apple platforms: redirects follow a ``RedirectPolicy`` (credentials are
+/// dropped when a redirect leaves the request's origin, at most 20 hops, `http`/`https` only), a
+/// response body can be capped, and a 401 with `WWW-Authenticate` is handed back as a response
+/// rather than left hanging on Linux.
 ///
 /// Configure the session (timeouts, caches, cookies, proxies, `protocolClasses` for tests)
 /// through the `URLSessionConfiguration` you pass. Keep one executor and reuse it: each owns a
@@ -33,10 +34,23 @@ public final class URLSessionExecutor: Executor {
     /// A shared executor with the default configuration.
     public static let shared = URLSessionExecutor()
 
+    /// How redirects are followed.
+    public var redirects: RedirectPolicy { delegate.redirects }
+    /// The most bytes a response body may have (after decompression), or `nil` for no limit.
+    public var maximumResponseSize: Int? { delegate.maximumResponseSize }
+
     /// Creates an executor with its own session.
-    /// - Parameter configuration: The session configuration; `.default` when omitted.
-    public init(configuration: URLSessionConfiguration = .default) {
-        let delegate = SessionDelegate()
+    /// - Parameters:
+    ///   - configuration: The session configuration; `.default` when omitted.
+    ///   - redirects: How redirects are followed; ``RedirectPolicy/follow`` by default.
+    ///   - maximumResponseSize: The most bytes a response body may have, counted after
+    ///     decompression, error and redirect bodies included; a larger one stops the transfer with
+    ///     ``CourierError/Cause/responseTooLarge(limit:)``. `nil` (the default) sets no limit.
+    public init(
+        configuration: URLSessionConfiguration = .default, redirects: RedirectPolicy = .follow,
+        maximumResponseSize: Int? = nil
+    ) {
+        let delegate = SessionDelegate(redirects: redirects, maximumResponseSize: maximumResponseSize)
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
@@ -55,10 +69,7 @@ public final class URLSessionExecutor: Executor {
         let session = self.session
         let delegate = self.delegate
         return try await withCallback { complete in
-            let task = session.dataTask(with: urlRequest)
-            delegate.register(task, for: request, complete: complete)
-            task.resume()
-            return { task.cancel() }
+            delegate.start(urlRequest, for: request, on: session, complete: complete)
         }
     }
 
