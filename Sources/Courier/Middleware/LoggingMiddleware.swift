@@ -2,8 +2,14 @@ import Foundation
 
 /// Reports each request, response and failure to a sink, with secrets redacted.
 ///
-/// Messages use the request's ``Request/redaction``: credential headers, sensitive query values
-/// and URL userinfo never reach the sink. Bodies are not logged.
+/// Events carry a redacted copy of the request: `Authorization`, `Proxy-Authorization`, `Cookie`
+/// and `Set-Cookie` (in any letter case), the request's own sensitive names and the names given
+/// to this middleware, sensitive query values (`token`, `api_key`, `password`, …) and URL
+/// userinfo never reach the sink. Response headers are redacted the same way.
+///
+/// Bodies are off by default. With ``BodyLogging/on(maxBytes:)`` text bodies are included up to
+/// the cap, with secret-looking JSON and form fields hidden, and binary bodies are summarised by
+/// size and type.
 ///
 /// ```swift
 /// let executor = URLSessionExecutor().with(LoggingMiddleware { event in logger.debug("\(event)") })
@@ -33,6 +39,12 @@ public struct LoggingMiddleware: Middleware {
         public var error: CourierError?
         /// Time from sending to the response or failure.
         public var duration: Duration?
+        /// The response headers, redacted, for ``Kind/response``.
+        public var responseHeaders: HTTPHeaders?
+        /// The request body as logged (capped, redacted, or a summary), when bodies are on.
+        public var requestBody: String?
+        /// The response body as logged (capped, redacted, or a summary), when bodies are on.
+        public var responseBody: String?
 
         /// Whether the failure is one expected on real networks (timeouts, lost connections,
         /// cancellation), as opposed to a bug or a misconfiguration.
@@ -63,15 +75,42 @@ public struct LoggingMiddleware: Middleware {
         }
     }
 
+    /// Whether bodies are logged.
+    public enum BodyLogging: Sendable, Hashable {
+        /// Bodies are not logged.
+        case off
+        /// Text bodies are logged up to `maxBytes`; binary bodies are summarised.
+        case on(maxBytes: Int)
+    }
+
     /// Receives events; must be safe to call from any thread.
     public typealias Sink = @Sendable (Event) -> Void
 
     private let sink: Sink
+    private let redaction: Redaction
+    private let bodies: BodyLogging
 
     /// Creates the middleware.
-    /// - Parameter sink: Receives events; prints their descriptions by default.
-    public init(sink: @escaping Sink = { print($0) }) {
+    /// - Parameters:
+    ///   - redaction: More header and query names to hide, on top of each request's own.
+    ///   - bodies: Whether bodies are logged; off by default.
+    ///   - sink: Receives events; prints their descriptions by default.
+    public init(redaction: Redaction = Redaction(), bodies: BodyLogging = .off, sink: @escaping Sink = { print($0) }) {
+        self.redaction = redaction
+        self.bodies = bodies
         self.sink = sink
+    }
+
+    /// The body as logged, or `nil` when bodies are off or it is empty. Secrets are hidden in
+    /// the whole text before it is cut, so a cut can never expose part of one.
+    private func logged(_ body: Data, type: String?) -> String? {
+        guard case .on(let maxBytes) = bodies, !body.isEmpty else { return nil }
+        guard let text = String(data: body, encoding: .utf8), !text.contains("\0") else {
+            return "<\(body.count) bytes of binary data\(type.map { " (\($0))" } ?? "")>"
+        }
+        let redacted = BodySnippet.redact(text)
+        guard redacted.utf8.count > maxBytes else { return redacted }
+        return String(decoding: redacted.utf8.prefix(max(0, maxBytes)), as: UTF8.self) + "… (\(body.count) bytes in all)"
     }
 
     /// Logs the request, sends it on, and logs the response or failure.
@@ -81,13 +120,23 @@ public struct LoggingMiddleware: Middleware {
     /// - Returns: The response.
     /// - Throws: Whatever `next` throws, unchanged.
     public func intercept(_ request: Request, next: Next) async throws -> Response {
-        let redacted = request.redacted()
-        sink(Event(kind: .request, request: redacted))
+        var policy = request
+        policy.redaction = request.redaction.merging(redaction)
+        let redacted = policy.redacted()
+        var sent = Event(kind: .request, request: redacted)
+        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType]) }
+        sink(sent)
         let clock = ContinuousClock()
         let start = clock.now
         do {
             let response = try await next(request)
-            sink(Event(kind: .response, request: redacted, response: response, duration: clock.now - start))
+            var received = Event(kind: .response, request: redacted, duration: clock.now - start)
+            var shown = response
+            shown.headers = policy.redaction.redacting(response.headers)
+            received.response = shown
+            received.responseHeaders = shown.headers
+            received.responseBody = logged(response.body, type: response.headers[.contentType])
+            sink(received)
             return response
         } catch {
             let wrapped = CourierError.wrapping(error, request: request)

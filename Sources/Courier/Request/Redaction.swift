@@ -47,6 +47,23 @@ public struct Redaction: Sendable, Hashable {
         return Self.standardQueryNames.contains(lowered) || queryNames.contains(lowered)
     }
 
+    /// The union of this policy and `other`.
+    /// - Parameter other: More names to hide.
+    /// - Returns: A policy that hides both sets.
+    public func merging(_ other: Redaction) -> Redaction {
+        var merged = self
+        merged.headers.formUnion(other.headers)
+        merged.queryNames.formUnion(other.queryNames)
+        return merged
+    }
+
+    /// A copy of `headers` with sensitive values replaced by ``placeholder``.
+    /// - Parameter headers: The headers, of a request or a response.
+    /// - Returns: The redacted headers.
+    public func redacting(_ headers: HTTPHeaders) -> HTTPHeaders {
+        HTTPHeaders(headers.map { isSensitive(header: $0.name) ? HTTPHeaders.Field(name: $0.name, value: Self.placeholder) : $0 })
+    }
+
     /// Adds a sensitive query name.
     mutating func insert(queryName: String) {
         queryNames.insert(HTTPSyntax.asciiLowercased(queryName))

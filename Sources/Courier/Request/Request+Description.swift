@@ -41,11 +41,7 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
     /// - Returns: The redacted copy.
     public func redacted() -> Request {
         var copy = self
-        copy.headers = HTTPHeaders(
-            headers.map { field in
-                redaction.isSensitive(header: field.name)
-                    ? HTTPHeaders.Field(name: field.name, value: Redaction.placeholder) : field
-            })
+        copy.headers = redaction.redacting(headers)
         copy.queryItems = queryItems.map { item in
             guard item.value != nil, redaction.isSensitive(queryName: item.decodedName) else { return item }
             return QueryItem(name: item.decodedName, value: Redaction.placeholder)
