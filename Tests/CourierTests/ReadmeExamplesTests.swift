@@ -113,3 +113,24 @@ struct ReadmeExamplesTests {
         #expect(outcome == "cancelled")
     }
 }
+
+/// The README's resilience recipe, compiled.
+enum ReadmeResilienceRecipe {
+    struct Tokens: Sendable { func refresh() async throws -> String { "t" } }
+
+    static func build(tokens: Tokens, api: @escaping RequestBuilder) -> (any Executor, Request) {
+        let executor = URLSessionExecutor(
+            configuration: .default,
+            redirects: .follow,
+            maximumResponseSize: 10 << 20
+        ).with(
+            RetryMiddleware(policy: RetryPolicy(maxAttempts: 3)),
+            AuthRefreshMiddleware(origins: ["https://api.example.com"]) { _ in try await tokens.refresh() },
+            ConcurrencyLimitMiddleware(limit: 6),
+            DeduplicationMiddleware(),
+            LoggingMiddleware(bodies: .on(maxBytes: 2048)) { _ in }
+        )
+        let report = .get |> api |> path("report") |> deadline(30)
+        return (executor, report)
+    }
+}
