@@ -22,7 +22,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         struct State {
             var chain: RedirectPolicy.Chain
             var task: URLSessionTask?
-            var response: HTTPURLResponse?
             var body = Data()
             var pendingRedirect: URLRequest?
             var cancelled = false
@@ -81,7 +80,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         exchanges.withLock { $0[task.taskIdentifier] = exchange }
         let cancelled = exchange.state.withLock { state -> Bool in
             state.task = task
-            state.response = nil
             state.body = Data()
             state.pendingRedirect = nil
             return state.cancelled
@@ -104,26 +102,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         task.cancel()
     }
 
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        guard let exchange = exchange(for: dataTask) else { return completionHandler(.allow) }
-        exchange.state.withLock { state in
-            state.response = response as? HTTPURLResponse
-            state.body = Data()
-        }
-        // A declared length over the limit fails before any of the body is read (only when the
-        // body is not content-encoded; a decoded body is counted below as it arrives).
-        if let limit = maximumResponseSize, response.expectedContentLength > Int64(limit),
-            (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") == nil
-        {
-            completionHandler(.cancel)
-            tooLarge(dataTask, exchange)
-            return
-        }
-        completionHandler(.allow)
-    }
+    // No `didReceive response` method: each delegate call is an operation on the session's
+    // delegate queue, and the response is read from the task when it completes.
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let exchange = exchange(for: dataTask) else { return }
@@ -145,7 +125,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         exchange.finish { state in
             if let error { return .failure(error) }
-            guard let response = state.response else { return .failure(URLError(.badServerResponse)) }
+            guard let response = task.response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
             return .success(Response(http: response, body: state.body))
         }
     }

@@ -56,6 +56,16 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         fields.filter { $0.name == name }.map(\.value)
     }
 
+    /// Whether any name appears more than once.
+    var hasRepeatedNames: Bool {
+        guard fields.count > 1 else { return false }
+        for index in fields.indices.dropLast() {
+            let name = fields[index].name
+            for other in fields[(index + 1)...] where other.name == name { return true }
+        }
+        return false
+    }
+
     /// Whether a field named `name` is present.
     /// - Parameter name: The name to look up, in any letter case.
     public func contains(_ name: HeaderName) -> Bool {

@@ -47,8 +47,21 @@ extension Request {
     public func urlRequest() throws(CourierError) -> URLRequest {
         var request = URLRequest(url: try url())
         request.httpMethod = method.rawValue
-        for field in headers {
-            request.addValue(field.value, forHTTPHeaderField: field.name.rawValue)
+        if headers.hasRepeatedNames {
+            // Join repeated names first: one setValue per name is much cheaper than addValue
+            // (FoundationNetworking re-reads and re-validates the whole value on every add).
+            var joined: [(name: String, canonical: String, value: String)] = []
+            for field in headers {
+                if let index = joined.firstIndex(where: { $0.canonical == field.name.canonical }) {
+                    // RFC 6265 §5.4: one Cookie field, pairs separated by "; ".
+                    joined[index].value += (field.name.canonical == "cookie" ? "; " : ", ") + field.value
+                } else {
+                    joined.append((field.name.rawValue, field.name.canonical, field.value))
+                }
+            }
+            for field in joined { request.setValue(field.value, forHTTPHeaderField: field.name) }
+        } else {
+            for field in headers { request.setValue(field.value, forHTTPHeaderField: field.name.rawValue) }
         }
         request.httpBody = body
         if let timeout { request.timeoutInterval = timeout }
@@ -75,10 +88,11 @@ extension Request {
     func urlString(redacting redaction: Redaction?) -> String? {
         guard let baseURL else { return nil }
         var base = baseURL.absoluteString
-        if let hash = base.firstIndex(of: "#") { base = String(base[..<hash]) }
+        // Byte scans: searching Characters would run grapheme breaking over the whole URL.
+        if let hash = base.utf8.firstIndex(of: UInt8(ascii: "#")) { base = String(base[..<hash]) }
         var baseQuery: Substring?
-        if let mark = base.firstIndex(of: "?") {
-            baseQuery = base[base.index(after: mark)...]
+        if let mark = base.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            baseQuery = base[base.utf8.index(after: mark)...]
             base = String(base[..<mark])
         }
         if redaction != nil { base = Self.hidingUserInfo(in: base) }
