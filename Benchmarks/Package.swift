@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The benchmark package depends on Courier by path, so the library itself keeps zero
+// dependencies. It is a plain release-mode executable: `Benchmarks/run` builds and runs it.
+let package = Package(
+    name: "CourierBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(name: "Courier", path: "..")],
+    targets: [
+        .executableTarget(
+            name: "CourierBenchmarks",
+            dependencies: [.product(name: "Courier", package: "Courier")],
+            path: "Sources/CourierBenchmarks"
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,57 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Synchronous workloads for `valgrind --tool=callgrind`, which counts instructions the same
+/// way on every run however busy the machine is. (Valgrind 3.19 cannot follow the threads the
+/// Swift concurrency runtime starts, so the async executor hop is timed, not counted.)
+enum InstructionProfiles {
+    static let kinds = ["build", "build-hand", "pipeline", "pipeline-hand"]
+
+    static func run(_ kind: String, count: Int) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let decoder = JSONDecoder()
+        let body = try JSONEncoder().encode([Item(id: 1, name: "one"), Item(id: 2, name: "two")])
+        switch kind {
+        case "build":
+            for index in 0..<count { blackHole(try BuildBenchmarks.courierBuild(index, encoder: encoder)) }
+        case "build-hand":
+            for index in 0..<count { blackHole(try BuildBenchmarks.handBuild(index, encoder: encoder)) }
+        case "pipeline":
+            for index in 0..<count { blackHole(try courierPipeline(index, body: body, decoder: decoder)) }
+        case "pipeline-hand":
+            for index in 0..<count { blackHole(try handPipeline(index, body: body, decoder: decoder)) }
+        default:
+            throw BenchmarkError(message: "unknown profile \(kind); one of \(kinds.joined(separator: ", "))")
+        }
+    }
+
+    /// What `InMemoryExecutor.send` does, without the async hop: build, validate, render the
+    /// URL, make the stubbed response, check and decode it.
+    static func courierPipeline(_ page: Int, body: Data, decoder: JSONDecoder) throws -> [Item] {
+        let resource = Request.get |> baseURL(BuildBenchmarks.base) |> path("items") |> query("page", page)
+            |> bearer("t") |> decode([Item].self, decoder: decoder)
+        try resource.request.validate()
+        var response = Response(status: 200, headers: [.contentType: "application/json"], body: body)
+        response.url = try resource.request.url()
+        return try resource.decode(response)
+    }
+
+    /// The hand-written twin of ``courierPipeline(_:body:decoder:)``.
+    static func handPipeline(_ page: Int, body: Data, decoder: JSONDecoder) throws -> [Item] {
+        guard let base = BuildBenchmarks.foundationBase,
+            var components = URLComponents(url: base, resolvingAgainstBaseURL: false)
+        else { throw URLError(.badURL) }
+        components.path += "/items"
+        components.queryItems = [URLQueryItem(name: "page", value: String(page))]
+        guard let url = components.url else { throw URLError(.badURL) }
+        var request = URLRequest(url: url)
+        request.setValue("Bearer t", forHTTPHeaderField: "Authorization")
+        blackHole(request)
+        return try decoder.decode([Item].self, from: body)
+    }
+}

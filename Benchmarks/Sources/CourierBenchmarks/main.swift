@@ -1,0 +1,38 @@
+import Courier
+import Foundation
+
+// CourierBenchmarks [--url http://127.0.0.1:PORT] [--runs N] [--huge URL] [--profile KIND --count N]
+// Prints a Markdown table: Courier vs its hand-written twin, measured in the same run.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+let runs = option("--runs").flatMap(Int.init) ?? 7
+
+do {
+    if let kind = option("--profile"), let count = option("--count").flatMap(Int.init) {
+        // For `valgrind --tool=callgrind`: one synchronous workload, `count` times (see
+        // InstructionProfiles). Benchmarks/run subtracts two counts to remove start-up cost.
+        try InstructionProfiles.run(kind, count: count)
+        exit(0)
+    }
+    if let huge = option("--huge") {
+        // Run on its own, so the peak resident memory belongs to this measurement alone.
+        print(try await MemoryBenchmarks.hugeResponse(address: huge))
+        exit(0)
+    }
+    print("| benchmark | Courier (median) | baseline (median) | ratio (median of per-run ratios) | target |")
+    print("| --- | --- | --- | --- | --- |")
+    print(try BuildBenchmarks.build(runs: runs, iterations: 20_000).row())
+    print(try await BuildBenchmarks.inMemory(runs: runs, iterations: 20_000).row())
+    if let base = option("--url") {
+        for comparison in try await LiveBenchmarks.compare(base: base, runs: runs) { print(comparison.row()) }
+        for comparison in try await LiveBenchmarks.middleware(base: base, runs: runs) { print(comparison.row()) }
+    }
+    print(try await MemoryBenchmarks.inMemoryLoop())
+} catch {
+    FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
+    exit(1)
+}
