@@ -18,24 +18,63 @@ public final class InMemoryExecutor: Executor {
     /// Produces the stub for a request.
     public typealias Handler = @Sendable (Request) async throws -> Stub
 
-    /// A method and a URL path (percent-encoded, as sent, without the query) with its answer.
+    /// A method and a path template with the answer for requests that match them.
+    ///
+    /// ```swift
+    /// InMemoryExecutor.Route(.get, "/v1/users/{id}") { request, parameters in
+    ///     guard let id = parameters.int("id") else { return .status(400) }
+    ///     return .json(User(id: id, name: "Ada"))
+    /// }
+    /// ```
     public struct Route: Sendable {
+        /// The answer for a matched request and the template's variables.
+        public typealias Responder = @Sendable (Request, PathParameters) async throws -> Stub
+
         /// The method to match.
         public var method: HTTPMethod
-        /// The path to match exactly, for example `/v1/users/42`.
-        public var path: String
-        /// The answer.
-        public var stub: Stub
+        /// The path to match, with `{name}` variables; see ``PathTemplate``.
+        public var template: PathTemplate
+        /// Produces the answer.
+        public var respond: Responder
 
-        /// Creates a route.
+        /// Creates a route that always gives the same answer.
         /// - Parameters:
         ///   - method: The method to match.
-        ///   - path: The exact path to match.
+        ///   - template: The path to match, for example `/v1/users/{id}`.
         ///   - stub: The answer.
-        public init(_ method: HTTPMethod, _ path: String, _ stub: Stub) {
+        public init(_ method: HTTPMethod, _ template: PathTemplate, _ stub: Stub) {
+            self.init(method, template) { _, _ in stub }
+        }
+
+        /// Creates a route whose answer is computed from the request and the matched variables.
+        /// - Parameters:
+        ///   - method: The method to match.
+        ///   - template: The path to match, for example `/v1/users/{id}`.
+        ///   - respond: Produces the answer; an error it throws is thrown as a transport failure.
+        public init(_ method: HTTPMethod, _ template: PathTemplate, respond: @escaping Responder) {
             self.method = method
-            self.path = path
-            self.stub = stub
+            self.template = template
+            self.respond = respond
+        }
+
+        /// Creates a route that answers with `script` in order, one stub per matched request,
+        /// then with `fallback`: "fail twice with 503, then succeed".
+        /// - Parameters:
+        ///   - method: The method to match.
+        ///   - template: The path to match.
+        ///   - script: The answers, in order.
+        ///   - fallback: The answer once the script is used up.
+        public init(_ method: HTTPMethod, _ template: PathTemplate, script: [Stub], then fallback: Stub) {
+            let remaining = Locked(script[...])
+            self.init(method, template) { _, _ in remaining.withLock { $0.popFirst() } ?? fallback }
+        }
+
+        /// The variables of `request`'s path when the route matches it, otherwise `nil`.
+        /// - Parameter request: The request.
+        /// - Returns: The matched variables.
+        public func match(_ request: Request) -> PathParameters? {
+            guard request.method == method else { return nil }
+            return template.match(request.path)
         }
     }
 
@@ -51,12 +90,14 @@ public final class InMemoryExecutor: Executor {
 
     /// Creates an executor that answers from a route table.
     /// - Parameters:
-    ///   - routes: Routes matched by method and path; the first match wins.
+    ///   - routes: Routes matched by method and path template; the first match wins.
     ///   - fallback: The answer when no route matches; 404 with an empty body by default.
     public convenience init(routes: [Route], fallback: Stub = .status(404)) {
         self.init { request in
-            let path = request.path
-            return routes.first { $0.method == request.method && $0.path == path }?.stub ?? fallback
+            for route in routes {
+                if let parameters = route.match(request) { return try await route.respond(request, parameters) }
+            }
+            return fallback
         }
     }
 
@@ -83,14 +124,15 @@ public final class InMemoryExecutor: Executor {
     /// - Throws: ``CourierError`` for an invalid request (which is not recorded), the stub's
     ///   failure, or `CancellationError` when cancelled during a delay.
     public func execute(_ request: Request) async throws -> Response {
-        try request.validate()
+        // Rendering the URL validates the request, and the response carries it.
+        let url = try request.url()
         recorded.withLock { $0.append(request) }
         let stub = try await handler(request)
         if let delay = stub.delay { try await Task.sleep(for: delay) }
         try Task.checkCancellation()
         switch stub.outcome {
         case .response(var response):
-            if response.url == nil { response.url = try? request.url() }
+            if response.url == nil { response.url = url }
             return response
         case .failure(let error):
             throw error
