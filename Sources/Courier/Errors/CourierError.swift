@@ -41,6 +41,16 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// The response body grew past the executor's limit (counted after decompression); the
         /// transfer was stopped.
         case responseTooLarge(limit: Int)
+        /// A replaying executor has no recorded response for the request. The message names
+        /// the closest recorded entry and how it differs.
+        case noRecordedResponse(String)
+        /// A recording (a HAR file) could not be read, written or understood.
+        case invalidRecording(String)
+        /// Pagination fetched `limit` pages and the server still named a next one.
+        case tooManyPages(limit: Int)
+        /// Pagination was sent back to a page it had already fetched (page `page` names an
+        /// earlier page as the next one).
+        case paginationCycle(page: Int)
     }
 
     /// What went wrong.
@@ -115,6 +125,14 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "authentication failed: \(reason)"
         case .responseTooLarge(let limit):
             text = "the response body exceeded the limit of \(limit) bytes"
+        case .noRecordedResponse(let message):
+            text = "no recorded response: \(message)"
+        case .invalidRecording(let message):
+            text = "invalid recording: \(message)"
+        case .tooManyPages(let limit):
+            text = "pagination stopped after \(limit) pages, the most allowed, and the server named another"
+        case .paginationCycle(let page):
+            text = "pagination cycle: page \(page) names an earlier page as the next one"
         }
         return text
     }
