@@ -1,0 +1,212 @@
+import Foundation
+
+/// Middleware that records every exchange passing through it as a HAR 1.2 entry: request,
+/// response, headers, query, bodies (text, or base64 for binary data) and timing. Failed
+/// exchanges are recorded too, with status 0 and the error in `_error`.
+///
+/// Secrets are redacted as ``LoggingMiddleware`` redacts them, by default: sensitive header and
+/// cookie values, sensitive query values, URL userinfo, and secret-looking fields in text bodies
+/// become `<redacted>`. A recording can therefore be attached to a bug report or committed as a
+/// test fixture. ``HARReplayExecutor`` treats a recorded `<redacted>` query value as matching
+/// any value.
+///
+/// ```swift
+/// let recorder = HARRecorder()
+/// let executor = URLSessionExecutor().with(recorder)
+/// _ = try await executor.send(listUsers)
+/// try recorder.har.write(to: URL(fileURLWithPath: "users.har"))
+/// ```
+public final class HARRecorder: Middleware {
+    /// What to keep of request and response bodies.
+    public enum Bodies: Sendable, Hashable {
+        /// Text bodies with secret-looking fields redacted; binary bodies in base64. The default.
+        case redacted
+        /// Bodies exactly as sent and received. Use only where no secret can be in a body.
+        case verbatim
+        /// No bodies; sizes and media types only.
+        case omitted
+    }
+
+    private let redaction: Redaction
+    private let bodies: Bodies
+    private let recorded = Locked<(next: Int, entries: [(order: Int, entry: HAR.Entry)])>((0, []))
+
+    /// Creates a recorder.
+    /// - Parameters:
+    ///   - redaction: More header and query names to redact, on top of the standard ones and
+    ///     each request's own ``Request/redaction``.
+    ///   - bodies: What to keep of bodies; ``Bodies/redacted`` by default.
+    public init(redaction: Redaction = Redaction(), bodies: Bodies = .redacted) {
+        self.redaction = redaction
+        self.bodies = bodies
+    }
+
+    /// The entries recorded so far, in the order their requests started.
+    public var entries: [HAR.Entry] {
+        recorded.withLock { $0.entries.sorted { $0.order < $1.order }.map(\.entry) }
+    }
+
+    /// The recording as an archive.
+    public var har: HAR {
+        HAR(log: HAR.Log(entries: entries))
+    }
+
+    /// Forgets every entry.
+    public func reset() {
+        recorded.withLock { $0.entries.removeAll() }
+    }
+
+    /// Sends the request through the rest of the chain and records the exchange.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The response, unchanged.
+    /// - Throws: What the rest of the chain throws, unchanged.
+    public func intercept(_ request: Request, next: Next) async throws -> Response {
+        let order = recorded.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        let started = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            let response = try await next(request)
+            record(request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order)
+            return response
+        } catch {
+            let wrapped = CourierError.wrapping(error, request: request)
+            record(request, response: nil, error: wrapped, started: started, elapsed: clock.now - start, order: order)
+            throw error
+        }
+    }
+
+    private func record(
+        _ request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration, order: Int
+    ) {
+        var policy = request
+        policy.redaction = request.redaction.merging(redaction)
+        let entry = HARConversion(redaction: policy.redaction, bodies: bodies)
+            .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed)
+        recorded.withLock { $0.entries.append((order, entry)) }
+    }
+}
+
+/// Turns Courier values into HAR entries.
+struct HARConversion {
+    var redaction: Redaction
+    var bodies: HARRecorder.Bodies
+
+    func entry(for request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration)
+        -> HAR.Entry
+    {
+        let milliseconds = max(0, Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        let rounded = (milliseconds * 1000).rounded() / 1000
+        var entry = HAR.Entry(
+            startedDateTime: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+            time: rounded, request: harRequest(request),
+            response: response.map(harResponse) ?? HAR.EntryResponse(
+                status: 0, statusText: "", headers: [], content: HAR.Content(size: 0, mimeType: "", text: nil)),
+            timings: HAR.Timings(send: 0, wait: rounded, receive: 0))
+        entry._error = error?.summary
+        return entry
+    }
+
+    func harRequest(_ request: Request) -> HAR.EntryRequest {
+        let url = request.urlString(redacting: redaction) ?? ""
+        let headers = redacted(request.headers)
+        var harRequest = HAR.EntryRequest(
+            method: request.method.rawValue, url: url, headers: headers, queryString: Self.queryPairs(of: url),
+            postData: request.body.map { postData($0, type: request.headers[.contentType]) })
+        harRequest.cookies = request.headers.values(for: .cookie).flatMap { cookies(fromCookieHeader: $0) }
+        harRequest.bodySize = request.body?.count ?? 0
+        return harRequest
+    }
+
+    func harResponse(_ response: Response) -> HAR.EntryResponse {
+        let type = response.headers[.contentType] ?? ""
+        let (text, encoding) = content(response.body, type: type)
+        var harResponse = HAR.EntryResponse(
+            status: response.status, statusText: HTTPStatusText.phrase(for: response.status),
+            headers: redacted(response.headers),
+            content: HAR.Content(size: response.body.count, mimeType: type, text: text, encoding: encoding))
+        harResponse.cookies = response.headers.values(for: .setCookie).compactMap(cookie(fromSetCookie:))
+        return harResponse
+    }
+
+    private func redacted(_ headers: HTTPHeaders) -> [HAR.NameValue] {
+        redaction.redacting(headers).map { HAR.NameValue(name: $0.name.rawValue, value: $0.value) }
+    }
+
+    private var hidesCookies: Bool { redaction.isSensitive(header: .cookie) || redaction.isSensitive(header: .setCookie) }
+
+    private func postData(_ body: Data, type: String?) -> HAR.PostData {
+        let mimeType = type ?? ""
+        let (text, encoding) = content(body, type: mimeType)
+        var params: [HAR.Param] = []
+        if let text, encoding == nil, MediaType(rawValue: mimeType).matches(.formURLEncoded) {
+            params = Self.pairs(inQuery: Substring(text)).map { HAR.Param(name: $0.name, value: $0.value) }
+        }
+        var data = HAR.PostData(mimeType: mimeType, text: text ?? "", params: params, encoding: encoding)
+        if bodies == .omitted { data.comment = "body of \(body.count) bytes not recorded" }
+        return data
+    }
+
+    /// The body as HAR text: UTF-8 text (redacted unless verbatim), base64 for binary data, or
+    /// nothing when bodies are omitted.
+    private func content(_ body: Data, type: String) -> (text: String?, encoding: String?) {
+        guard bodies != .omitted, !body.isEmpty else { return (bodies == .omitted ? nil : "", nil) }
+        if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
+            return (bodies == .redacted ? BodySnippet.redact(text) : text, nil)
+        }
+        return (body.base64EncodedString(), "base64")
+    }
+
+    private func cookies(fromCookieHeader value: String) -> [HAR.Cookie] {
+        value.split(separator: ";").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard let name = parts.first?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { return nil }
+            let value = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
+            return HAR.Cookie(name: name, value: hidesCookies ? Redaction.placeholder : value)
+        }
+    }
+
+    private func cookie(fromSetCookie value: String) -> HAR.Cookie? {
+        let attributes = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = attributes.first, let equals = first.firstIndex(of: "=") else { return nil }
+        var cookie = HAR.Cookie(
+            name: String(first[..<equals]),
+            value: hidesCookies ? Redaction.placeholder : String(first[first.index(after: equals)...]))
+        for attribute in attributes.dropFirst() {
+            let parts = attribute.split(separator: "=", maxSplits: 1).map(String.init)
+            switch HTTPSyntax.asciiLowercased(parts.first ?? "") {
+            case "path": cookie.path = parts.count > 1 ? parts[1] : nil
+            case "domain": cookie.domain = parts.count > 1 ? parts[1] : nil
+            case "expires": cookie.expires = parts.count > 1 ? parts[1] : nil
+            case "httponly": cookie.httpOnly = true
+            case "secure": cookie.secure = true
+            default: break
+            }
+        }
+        return cookie
+    }
+
+    /// The decoded query parameters of a URL string.
+    static func queryPairs(of url: String) -> [HAR.NameValue] {
+        var rest = Substring(url)
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        guard let mark = rest.firstIndex(of: "?") else { return [] }
+        return pairs(inQuery: rest[rest.index(after: mark)...]).map { HAR.NameValue(name: $0.name, value: $0.value) }
+    }
+
+    /// `a=1&b=2` as decoded pairs (`+` is a space, as in forms and most servers' queries).
+    static func pairs(inQuery query: Substring) -> [(name: String, value: String)] {
+        query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                PercentEncoding.decode(Substring(part.replacingOccurrences(of: "+", with: " ")))
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+}

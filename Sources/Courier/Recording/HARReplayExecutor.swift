@@ -1,0 +1,239 @@
+import Foundation
+
+/// An executor that answers from a HAR recording, with no network: for offline tests and demos
+/// built from real traffic.
+///
+/// A request matches an entry with the same method and URL; query parameters may come in any
+/// order, and a recorded `<redacted>` value matches any value. With `matchingBodies`, the body
+/// must match too. Several entries for the same request are answered in recorded order, the
+/// last one repeating, so a recorded sequence (a list before and after a create, say) replays
+/// as it happened. A request nothing matches fails with
+/// ``CourierError/Cause/noRecordedResponse(_:)``, naming the closest entry and how it differs.
+/// An entry recorded as a failure (status 0) is replayed as a transport failure.
+///
+/// ```swift
+/// let replay = try HARReplayExecutor(contentsOf: fixtureURL)
+/// let users = try await replay.send(listUsers)
+/// ```
+public final class HARReplayExecutor: Executor {
+    private struct Candidate: Sendable {
+        var index: Int
+        var entry: HAR.Entry
+        var key: ExchangeKey
+    }
+
+    private let candidates: [Candidate]
+    private let matchingBodies: Bool
+    private let uses: Locked<[Int]>
+
+    /// Creates an executor that answers from an archive.
+    /// - Parameters:
+    ///   - har: The recording.
+    ///   - matchingBodies: Whether a request's body must equal the recorded one (compared after
+    ///     redaction when the recording's body was redacted). `false` by default.
+    public init(_ har: HAR, matchingBodies: Bool = false) {
+        candidates = har.log.entries.enumerated().map { index, entry in
+            Candidate(index: index, entry: entry, key: ExchangeKey(method: entry.request.method, url: entry.request.url))
+        }
+        self.matchingBodies = matchingBodies
+        uses = Locked(Array(repeating: 0, count: har.log.entries.count))
+    }
+
+    /// Creates an executor that answers from a HAR file.
+    /// - Parameters:
+    ///   - url: The file's URL.
+    ///   - matchingBodies: Whether bodies must match too.
+    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRecording(_:)`` when the
+    ///   file cannot be read or is not HAR.
+    public convenience init(contentsOf url: URL, matchingBodies: Bool = false) throws(CourierError) {
+        self.init(try HAR(contentsOf: url), matchingBodies: matchingBodies)
+    }
+
+    /// The entries no request has been answered with yet: after a test, a non-empty list means
+    /// the code under test made fewer calls than were recorded.
+    public var unusedEntries: [HAR.Entry] {
+        uses.withLock { uses in candidates.filter { uses[$0.index] == 0 }.map(\.entry) }
+    }
+
+    /// Answers `request` with the matching recorded response.
+    /// - Parameter request: The request.
+    /// - Returns: The recorded response, with the request's URL.
+    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/noRecordedResponse(_:)`` when
+    ///   no entry matches, ``CourierError/Cause/invalidRecording(_:)`` for an entry whose body
+    ///   cannot be decoded, or ``CourierError/Cause/transport(_:)`` for an entry recorded as a
+    ///   failure.
+    public func execute(_ request: Request) async throws -> Response {
+        let url = try request.url()
+        let key = ExchangeKey(method: request.method.rawValue, url: url.absoluteString)
+        let matches = candidates.filter { $0.key.matches(key) && (!matchingBodies || bodyMatches($0.entry, request)) }
+        guard !matches.isEmpty else {
+            throw CourierError(.noRecordedResponse(explainMiss(key, request: request)), request: request)
+        }
+        let chosen = uses.withLock { uses -> Candidate in
+            let candidate = matches.first { uses[$0.index] == 0 } ?? matches[matches.count - 1]
+            uses[candidate.index] += 1
+            return candidate
+        }
+        try Task.checkCancellation()
+        return try response(from: chosen, url: url, request: request)
+    }
+
+    private func response(from candidate: Candidate, url: URL, request: Request) throws(CourierError) -> Response {
+        let recorded = candidate.entry.response
+        guard recorded.status != 0 else {
+            throw CourierError(
+                .transport(TransportFailure(.other, message: "recorded failure: \(candidate.entry._error ?? "no response")")),
+                request: request)
+        }
+        var headers = HTTPHeaders()
+        for field in recorded.headers { headers.add(HeaderName(rawValue: field.name), field.value) }
+        let body: Data
+        if recorded.content.text == nil {
+            body = Data()
+        } else if let data = recorded.content.data {
+            body = data
+        } else {
+            throw CourierError(
+                .invalidRecording("entry \(candidate.index): the response content is marked base64 but is not valid base64"),
+                request: request)
+        }
+        return Response(status: recorded.status, headers: headers, body: body, url: url)
+    }
+
+    private func bodyMatches(_ entry: HAR.Entry, _ request: Request) -> Bool {
+        let sent = request.body ?? Data()
+        guard let postData = entry.request.postData else { return sent.isEmpty }
+        guard let recorded = postData.data else { return false }
+        if recorded == sent || Self.sameJSON(recorded, sent) { return true }
+        // A redacted recording: redact what is sent the same way before comparing.
+        guard postData._encoding == nil, postData.text.contains(Redaction.placeholder),
+            let text = String(data: sent, encoding: .utf8)
+        else { return false }
+        let redacted = Data(BodySnippet.redact(text).utf8)
+        return redacted == recorded || Self.sameJSON(recorded, redacted)
+    }
+
+    /// Whether two bodies are the same JSON value: encoders need not keep key order (Linux's
+    /// does not), so JSON is compared after re-encoding with sorted keys.
+    private static func sameJSON(_ a: Data, _ b: Data) -> Bool {
+        func canonical(_ data: Data) -> Data? {
+            guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+            return try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+        }
+        guard let left = canonical(a) else { return false }
+        return left == canonical(b)
+    }
+
+    /// Says why nothing matched, naming the closest entry; query values the request's
+    /// redaction hides are never shown.
+    private func explainMiss(_ key: ExchangeKey, request: Request) -> String {
+        let shown = "\(request.method.rawValue) \(request.urlString(redacting: request.redaction) ?? key.path)"
+        guard !candidates.isEmpty else { return "the recording has no entries; \(shown) was not recorded" }
+        let closest = candidates.max { $0.key.similarity(to: key) < $1.key.similarity(to: key) } ?? candidates[0]
+        var differences = closest.key.differences(from: key, redaction: request.redaction)
+        if differences.isEmpty && matchingBodies { differences = ["the body differs"] }
+        return "\(shown) matches no recorded entry; the closest is entry \(closest.index), "
+            + "\(closest.entry.request.method) \(closest.entry.request.url): " + differences.joined(separator: "; ")
+    }
+}
+
+/// What a request is matched on: method, origin, path and the query as a multiset.
+struct ExchangeKey: Sendable, Hashable {
+    var method: String
+    var scheme: String
+    var host: String
+    var port: Int?
+    var path: String
+    var query: [HAR.NameValue]
+
+    /// Splits a URL string by hand, because a recorded URL may hold `<redacted>`, which
+    /// `URL(string:)` rejects.
+    init(method: String, url: String) {
+        self.method = method
+        var rest = Substring(url)
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        var scheme = ""
+        if let range = rest.range(of: "://") {
+            scheme = HTTPSyntax.asciiLowercased(String(rest[..<range.lowerBound]))
+            rest = rest[range.upperBound...]
+        }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        rest = rest[authorityEnd...]
+        var host = authority
+        var port: Int?
+        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+            host = authority[..<colon]
+            port = Int(authority[authority.index(after: colon)...])
+        }
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        self.scheme = scheme
+        self.host = HTTPSyntax.asciiLowercased(String(host))
+        self.port = port == defaultPort ? nil : port
+        let pathEnd = rest.firstIndex(of: "?") ?? rest.endIndex
+        let path = PercentEncoding.decode(rest[..<pathEnd])
+        self.path = path.isEmpty ? "/" : path
+        self.query = pathEnd < rest.endIndex ? HARConversion.queryPairs(of: String(rest)) : []
+    }
+
+    func matches(_ sent: ExchangeKey) -> Bool {
+        guard method == sent.method, scheme == sent.scheme, host == sent.host, port == sent.port, path == sent.path,
+            query.count == sent.query.count
+        else { return false }
+        var remaining = sent.query
+        for pair in query {
+            guard
+                let index = remaining.firstIndex(where: {
+                    $0.name == pair.name && (pair.value == Redaction.placeholder || $0.value == pair.value)
+                })
+            else { return false }
+            remaining.remove(at: index)
+        }
+        return true
+    }
+
+    func similarity(to other: ExchangeKey) -> Int {
+        var score = 0
+        if method == other.method { score += 4 }
+        if scheme == other.scheme && host == other.host && port == other.port { score += 4 }
+        if path == other.path {
+            score += 8
+        } else {
+            let mine = path.split(separator: "/")
+            let theirs = other.path.split(separator: "/")
+            score += zip(mine, theirs).prefix { $0.0 == $0.1 }.count
+        }
+        score += query.filter { pair in other.query.contains { $0.name == pair.name } }.count
+        score += query.filter { other.query.contains($0) }.count
+        return score
+    }
+
+    func differences(from sent: ExchangeKey, redaction: Redaction) -> [String] {
+        var found: [String] = []
+        if method != sent.method { found.append("method \(method) was recorded, \(sent.method) was sent") }
+        if scheme != sent.scheme || host != sent.host || port != sent.port {
+            found.append("origin \(scheme)://\(host)\(port.map { ":\($0)" } ?? "") was recorded, "
+                + "\(sent.scheme)://\(sent.host)\(sent.port.map { ":\($0)" } ?? "") was sent")
+        }
+        if path != sent.path { found.append("path \(path) was recorded, \(sent.path) was sent") }
+        func show(_ pairs: [HAR.NameValue]) -> String {
+            pairs.isEmpty
+                ? "none"
+                : pairs.map { "\($0.name)=\(redaction.isSensitive(queryName: $0.name) ? Redaction.placeholder : $0.value)" }
+                    .joined(separator: "&")
+        }
+        if !ExchangeKey.sameQuery(query, sent.query) {
+            found.append("query \(show(query)) was recorded, \(show(sent.query)) was sent")
+        }
+        return found
+    }
+
+    private static func sameQuery(_ recorded: [HAR.NameValue], _ sent: [HAR.NameValue]) -> Bool {
+        var a = ExchangeKey(method: "", url: "")
+        var b = a
+        a.query = recorded
+        b.query = sent
+        return a.matches(b)
+    }
+}
