@@ -23,8 +23,16 @@ enum BodySnippet {
     static func redact(_ text: String) -> String {
         var result = text
         let patterns = [
+            // JSON: "password": "…"
             ("(\"(?:\(sensitiveKeys))\"\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\"", "$1\"\(Redaction.placeholder)\""),
-            ("((?:^|&)(?:\(sensitiveKeys))=)[^&]*", "$1\(Redaction.placeholder)"),
+            // JSON inside a JSON string (an echoed body): \"password\": \"…\"
+            (
+                "(\\\\\"(?:\(sensitiveKeys))\\\\\"\\s*:\\s*)\\\\\"(?:[^\"\\\\]|\\\\[^\"])*\\\\\"",
+                "$1\\\\\"\(Redaction.placeholder)\\\\\""
+            ),
+            // Forms and URLs: password=… up to the next &, quote, whitespace or fragment, so that
+            // a URL inside a JSON string stays valid JSON.
+            ("((?:^|[&?])(?:\(sensitiveKeys))=)[^&\\s\"'#]*", "$1\(Redaction.placeholder)"),
         ]
         for (pattern, template) in patterns {
             guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }

@@ -79,6 +79,19 @@ struct HARTests {
         #expect(recorder.entries[1].request.postData?.text.contains(#""user":"ada""#) == true)
     }
 
+    @Test func redactedEchoBodiesStayValidJSON() async throws {
+        // An echo server's answer: the URL with a secret query value, and the posted JSON
+        // body inside a string.
+        let echo = #"{"url": "http://h.test/anything?b=2&token=live-secret&c=3", "data": "{\"name\":\"Zoë\",\"password\":\"pw-123\"}"}"#
+        let recorder = HARRecorder()
+        _ = try await InMemoryExecutor { _ in .text(echo, contentType: .json) }.with(recorder).send(Request.get |> baseURL(api))
+        let text = try #require(recorder.entries.first?.response.content.text)
+        #expect(!text.contains("live-secret") && !text.contains("pw-123"))
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String]
+        #expect(object?["url"] == "http://h.test/anything?b=2&token=<redacted>&c=3")
+        #expect(object?["data"] == #"{"name":"Zoë","password":"<redacted>"}"#)
+    }
+
     @Test func verbatimKeepsBodiesAndOmittedDropsThem() async throws {
         let verbatim = HARRecorder(bodies: .verbatim)
         _ = try await backend.with(verbatim).send(Request.post |> baseURL(api) |> path("login") |> text("password=hunter2"))
