@@ -8,7 +8,8 @@ enum OfflineServer {
     }
 
     static func answer(_ request: Request) throws -> Stub {
-        let segments = request.pathSegments
+        // The path as sent: a followed link puts it in the base URL rather than the segments.
+        let segments = request.path.split(separator: "/").map { String($0) }
         switch segments.first {
         case "anything":
             return .json(echo(request))
@@ -19,6 +20,17 @@ enum OfflineServer {
             return .json(BearerCheck(authenticated: true, token: String(value.dropFirst("Bearer ".count))))
         case "status":
             return .status(Int(segments.dropFirst().first ?? "") ?? 400)
+        case "response-headers":
+            // Like httpbin: every query parameter becomes a response header and a JSON field.
+            let url = try request.url()
+            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            var fields: [String: String] = [:]
+            var headers = HTTPHeaders()
+            for item in items {
+                fields[item.name] = item.value ?? ""
+                headers.add(HeaderName(rawValue: item.name), item.value ?? "")
+            }
+            return .json(fields, headers: headers)
         default:
             return .status(404)
         }

@@ -103,6 +103,47 @@ struct Tour {
         }
         try check((try? result.get())?.args["via"] == "callback", "the completion got the decoded echo")
 
+        step("11. Record traffic to a HAR file, then replay it with no server")
+        let har = HARRecorder()
+        let recording = executor.with(har)
+        let notes = Request.get |> baseURL(base) |> path("anything", "notes") |> query("token", "har-secret")
+            |> decode(Echo.self)
+        let original = try await recording.send(notes)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tour-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try har.har.write(to: file)
+        let archive = try String(contentsOf: file, encoding: .utf8)
+        print("   wrote \(har.entries.count) entry, \(archive.utf8.count) bytes: \(file.lastPathComponent)")
+        try check(!archive.contains("har-secret"), "the HAR file holds no secret")
+        let replayed = try await HARReplayExecutor(contentsOf: file).send(notes)
+        print("   replayed echo url: \(replayed.url)")
+        try check(
+            replayed.method == original.method
+                && replayed.url == original.url.replacingOccurrences(of: "har-secret", with: "<redacted>"),
+            "the replay answered from the file, with the recorded secret still redacted")
+        do {
+            _ = try await HARReplayExecutor(contentsOf: file).send(Request.delete |> baseURL(base))
+            throw Failure(description: "an unrecorded request was answered")
+        } catch let error as CourierError {
+            guard case .noRecordedResponse(let message) = error.cause else { throw error }
+            print("   unmatched: \(message)")
+            try check(true, "an unrecorded request is a typed error naming the closest entry")
+        }
+
+        step("12. Paginate by Link header, fetching each page only when needed")
+        // /response-headers echoes the headers it is given: page 1 links to page 2, which links
+        // to page 3, which links nowhere.
+        let third = "</response-headers?page=3>; rel=\"next\""
+        let second = "</response-headers?page=2&Link=\(third.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")>; rel=\"next\""
+        let firstPage = Request.get |> baseURL(base) |> path("response-headers") |> query("page", 1)
+            |> query("Link", second) |> decode([String: String].self)
+        var pageNumbers: [String] = []
+        for try await page in executor.paginate(firstPage, next: .linkHeader(), maxPages: 10) {
+            print("   page \(page.number): \(try page.request.url().absoluteString.prefix(80))")
+            pageNumbers.append(page.value["page"] ?? "?")
+        }
+        try check(pageNumbers == ["1", "2", "3"], "three pages, then the sequence ended")
+
         if let recorder {
             print("\n== The in-memory executor recorded \(recorder.requests.count) requests:")
             for request in recorder.requests { print("   \(request.method.rawValue) \(request.path)") }
