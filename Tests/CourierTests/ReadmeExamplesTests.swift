@@ -98,6 +98,65 @@ struct ReadmeExamplesTests {
         #expect(lines.withLock { $0.count } == 2)
     }
 
+    @Test func testingRecipe() async throws {
+        let users: Resource<[User]> = .get |> baseURL("https://api.example.com/v1") |> path("users")
+            |> bearer(token) |> decode([User].self)
+        let executor = InMemoryExecutor(routes: [
+            .init(.get, "/v1/users", .json([User(id: 1, name: "Ada")])),
+            .init(.get, "/v1/users/{id}") { request, parameters in
+                .json(User(id: parameters.int("id") ?? 0, name: "Ada"))
+            },
+            .init(.delete, "/v1/users/{id}", script: [.status(503), .status(503)], then: .status(204)),
+        ])
+        let list = try await executor.send(users)
+        #expect(list == [User(id: 1, name: "Ada")])
+        #expect(executor.requests.first?.headers[.authorization] == "Bearer \(token)")
+        try executor.verify(.get("/v1/users"), count: 1)
+        try executor.verify(order: [.get("/v1/users")])
+    }
+
+    @Test func recordAndReplayRecipe() async throws {
+        let users: Resource<[User]> = .get |> baseURL("https://api.example.com/v1") |> path("users")
+            |> bearer(token) |> decode([User].self)
+        let fixtureURL = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: fixtureURL) }
+        let server = InMemoryExecutor(routes: [.init(.get, "/v1/users", .json([User(id: 1, name: "Ada")]))])
+
+        let recorder = HARRecorder()
+        let live = server.with(recorder)
+        let list = try await live.send(users)
+        try recorder.har.write(to: fixtureURL)
+
+        let replay = try HARReplayExecutor(contentsOf: fixtureURL)
+        #expect(try await replay.send(users) == list)
+    }
+
+    @Test func paginationRecipe() async throws {
+        struct Listing: Codable, Sendable {
+            var items: [User]
+            var nextCursor: String?
+        }
+        let executor = InMemoryExecutor { request in
+            let after = URLComponents(url: try request.url(), resolvingAgainstBaseURL: false)?.queryItems?.first?.value
+            return after == nil
+                ? .json(Listing(items: [User(id: 1, name: "Ada")], nextCursor: "2"))
+                : .json(Listing(items: [User(id: 2, name: "Bob")], nextCursor: nil))
+        }
+        let users = Request.get |> baseURL(api) |> path("users") |> decode([User].self)
+        var shown: [[User]] = []
+        func show(_ page: [User]) { shown.append(page) }
+        let linked = InMemoryExecutor { _ in .json([User(id: 1, name: "Ada")]) }
+
+        for try await page in linked.paginate(users, next: .linkHeader()) {
+            show(page.value)
+        }
+        let listing = Request.get |> baseURL(api) |> path("users") |> decode(Listing.self)
+        let all = try await executor.paginate(listing, next: .cursor("after", from: \.nextCursor))
+            .values.reduce(into: []) { $0 += $1.items }
+        #expect(shown == [[User(id: 1, name: "Ada")]])
+        #expect(all.map(\.id) == [1, 2])
+    }
+
     @Test func completionRecipe() async {
         let executor = InMemoryExecutor { _ in .json([User]()).delayed(by: .seconds(10)) }
         let users = .get |> baseURL(api) |> path("users") |> decode([User].self)
