@@ -122,7 +122,7 @@ public struct PaginationStrategy<Value: Sendable>: Sendable {
     /// (`startingAt` when absent). Pagination ends after a page `isLast` accepts.
     /// - Parameters:
     ///   - parameter: The parameter's name; `page` by default.
-    ///   - startingAt: The number of the first page when the request has none; 1 by default.
+    ///   - first: The number of the first page when the request has none; 1 by default.
     ///   - isLast: Whether a decoded page is the last one (for example, it is empty, or it says
     ///     so).
     /// - Returns: The strategy.
@@ -150,7 +150,7 @@ extension PaginationStrategy where Value: Collection {
     /// ``pageNumber(_:startingAt:isLast:)`` that ends after an empty page.
     /// - Parameters:
     ///   - parameter: The parameter's name; `page` by default.
-    ///   - startingAt: The number of the first page when the request has none.
+    ///   - first: The number of the first page when the request has none.
     /// - Returns: The strategy.
     public static func pageNumber(_ parameter: String = "page", startingAt first: Int = 1) -> PaginationStrategy {
         pageNumber(parameter, startingAt: first, isLast: { $0.isEmpty })

@@ -96,7 +96,7 @@ public struct HAR: Codable, Sendable, Hashable {
         public var time: Double
         /// The request.
         public var request: EntryRequest
-        /// The response. A failed exchange has status 0 and ``_error``.
+        /// The response. A failed exchange has status 0 and `_error`.
         public var response: EntryResponse
         /// Cache information; Courier writes it empty.
         public var cache: Cache
@@ -229,7 +229,7 @@ public struct HAR: Codable, Sendable, Hashable {
         public var mimeType: String
         /// The fields of a form body, decoded.
         public var params: [Param]
-        /// The body as text, or in base64 when ``_encoding`` says so.
+        /// The body as text, or in base64 when `_encoding` says so.
         public var text: String
         /// `"base64"` when ``text`` holds a binary body in base64 (HAR 1.2 has no field for
         /// this; Courier adds it as a custom field).
