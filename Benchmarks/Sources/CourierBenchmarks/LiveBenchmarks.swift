@@ -60,11 +60,22 @@ enum LiveBenchmarks {
     }
 
     static func rawSender(_ kind: Kind, base: String, session: URLSession) throws -> @Sendable () async throws -> Void {
+        try foundationSender(kind, base: base) { try await session.data(for: $0) }
+    }
+
+    static func delegateSender(_ kind: Kind, base: String, client: DelegateClient) throws -> @Sendable () async throws -> Void {
+        try foundationSender(kind, base: base) { try await client.data(for: $0) }
+    }
+
+    /// The hand-written client: a prebuilt `URLRequest`, a status check and `JSONDecoder`.
+    private static func foundationSender(
+        _ kind: Kind, base: String, fetch: @escaping @Sendable (URLRequest) async throws -> (Data, URLResponse?)
+    ) throws -> @Sendable () async throws -> Void {
         guard let url = URL(string: base + "/" + kind.path) else { throw BenchmarkError(message: "bad URL") }
         let request = URLRequest(url: url)
         let decoder = JSONDecoder()
         return {
-            let (data, response) = try await session.data(for: request)
+            let (data, response) = try await fetch(request)
             guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
                 throw BenchmarkError(message: "unexpected response")
             }
@@ -74,6 +85,56 @@ enum LiveBenchmarks {
             case .noContent: blackHole(data)
             }
         }
+    }
+
+    /// Warms both up, then alternates them `runs` times (the order flips every run, so neither
+    /// always meets a warmer server), recording throughput and, when labelled, CPU per request.
+    static func alternate(
+        _ name: String, target: String, runs: Int, total: Int, concurrency: Int,
+        candidate: @escaping @Sendable () async throws -> Void, baseline: @escaping @Sendable () async throws -> Void,
+        cpuLabels: (String, String)? = nil
+    ) async throws -> Comparison {
+        _ = try await batch(total: max(16, total / 10), concurrency: concurrency, candidate)
+        _ = try await batch(total: max(16, total / 10), concurrency: concurrency, baseline)
+        var comparison = Comparison(name: name, unit: "req/s", higherIsBetter: true, target: target)
+        var cpu: (candidate: [Double], baseline: [Double]) = ([], [])
+        for run in 0..<runs {
+            for isCandidate in run % 2 == 0 ? [true, false] : [false, true] {
+                let result = try await batch(total: total, concurrency: concurrency, isCandidate ? candidate : baseline)
+                if isCandidate {
+                    comparison.courier.append(result.throughput)
+                    cpu.candidate.append(result.cpuPerRequest)
+                } else {
+                    comparison.baseline.append(result.throughput)
+                    cpu.baseline.append(result.cpuPerRequest)
+                }
+            }
+        }
+        if let (first, second) = cpuLabels {
+            comparison.extra = String(
+                format: "CPU/request: \(first) %.0f µs, \(second) %.0f µs", median(cpu.candidate) * 1e6, median(cpu.baseline) * 1e6)
+        }
+        return comparison
+    }
+
+    /// 3b. The same small and 204 requests through raw URLSession with a data delegate (what
+    /// Courier's executor is built on) against `data(for:)`: the cost of the delegate mechanism
+    /// alone.
+    static func delegateCost(base: String, runs: Int) async throws -> [Comparison] {
+        let client = DelegateClient(configuration: .ephemeral)
+        let session = URLSession(configuration: .ephemeral)
+        var results: [Comparison] = []
+        for kind in [Kind.small, .noContent] {
+            for concurrency in [1, 16] {
+                results.append(
+                    try await alternate(
+                        "3b. raw delegate session vs data(for:), \(kind.rawValue), concurrency \(concurrency)",
+                        target: "(context)", runs: runs, total: requests(for: kind, concurrency: concurrency),
+                        concurrency: concurrency, candidate: try delegateSender(kind, base: base, client: client),
+                        baseline: try rawSender(kind, base: base, session: session), cpuLabels: ("delegate", "data(for:)")))
+            }
+        }
+        return results
     }
 
     static func requests(for kind: Kind, concurrency: Int) -> Int {
@@ -89,34 +150,12 @@ enum LiveBenchmarks {
         var results: [Comparison] = []
         for kind in Kind.allCases {
             for concurrency in [1, 16] {
-                let courier = courierSender(kind, base: base, executor: executor)
-                let raw = try rawSender(kind, base: base, session: session)
-                let total = requests(for: kind, concurrency: concurrency)
-                // Warm up both: connections, caches, lazy initialisation.
-                _ = try await batch(total: max(16, total / 10), concurrency: concurrency, courier)
-                _ = try await batch(total: max(16, total / 10), concurrency: concurrency, raw)
-                var comparison = Comparison(
-                    name: "3. live \(kind.rawValue), concurrency \(concurrency)", unit: "req/s", higherIsBetter: true,
-                    target: "≥ 0.97")
-                var cpuCourier: [Double] = []
-                var cpuRaw: [Double] = []
-                for run in 0..<runs {
-                    // Alternate which goes first, so neither always meets a warmer server.
-                    let order: [Bool] = run % 2 == 0 ? [true, false] : [false, true]
-                    for isCourier in order {
-                        let result = try await batch(total: total, concurrency: concurrency, isCourier ? courier : raw)
-                        if isCourier {
-                            comparison.courier.append(result.throughput)
-                            cpuCourier.append(result.cpuPerRequest)
-                        } else {
-                            comparison.baseline.append(result.throughput)
-                            cpuRaw.append(result.cpuPerRequest)
-                        }
-                    }
-                }
-                comparison.extra = String(
-                    format: "CPU/request: Courier %.0f µs, raw %.0f µs", median(cpuCourier) * 1e6, median(cpuRaw) * 1e6)
-                results.append(comparison)
+                results.append(
+                    try await alternate(
+                        "3. live \(kind.rawValue), concurrency \(concurrency)", target: "≥ 0.97", runs: runs,
+                        total: requests(for: kind, concurrency: concurrency), concurrency: concurrency,
+                        candidate: courierSender(kind, base: base, executor: executor),
+                        baseline: try rawSender(kind, base: base, session: session), cpuLabels: ("Courier", "raw")))
             }
         }
         return results
@@ -130,22 +169,12 @@ enum LiveBenchmarks {
         let wrapped = executor.with(LoggingMiddleware { _ in }, RetryMiddleware())
         var results: [Comparison] = []
         for concurrency in [1, 16] {
-            let plain = courierSender(.small, base: base, executor: executor)
-            let withMiddleware = courierSender(.small, base: base, executor: wrapped)
-            let total = requests(for: .small, concurrency: concurrency)
-            _ = try await batch(total: total / 10, concurrency: concurrency, plain)
-            _ = try await batch(total: total / 10, concurrency: concurrency, withMiddleware)
-            var comparison = Comparison(
-                name: "4. logging + retry middleware, concurrency \(concurrency)", unit: "req/s", higherIsBetter: true,
-                target: "≥ 0.95")
-            for run in 0..<runs {
-                let order: [Bool] = run % 2 == 0 ? [true, false] : [false, true]
-                for isWrapped in order {
-                    let result = try await batch(total: total, concurrency: concurrency, isWrapped ? withMiddleware : plain)
-                    if isWrapped { comparison.courier.append(result.throughput) } else { comparison.baseline.append(result.throughput) }
-                }
-            }
-            results.append(comparison)
+            results.append(
+                try await alternate(
+                    "4. logging + retry middleware, concurrency \(concurrency)", target: "≥ 0.95", runs: runs,
+                    total: requests(for: .small, concurrency: concurrency), concurrency: concurrency,
+                    candidate: courierSender(.small, base: base, executor: wrapped),
+                    baseline: courierSender(.small, base: base, executor: executor)))
         }
         return results
     }

@@ -18,6 +18,10 @@ do {
         try InstructionProfiles.run(kind, count: count)
         exit(0)
     }
+    if let base = option("--delegate-only") {
+        for comparison in try await LiveBenchmarks.delegateCost(base: base, runs: runs) { print(comparison.row()) }
+        exit(0)
+    }
     if let huge = option("--huge") {
         // Run on its own, so the peak resident memory belongs to this measurement alone.
         print(try await MemoryBenchmarks.hugeResponse(address: huge))
@@ -29,6 +33,7 @@ do {
     print(try await BuildBenchmarks.inMemory(runs: runs, iterations: 20_000).row())
     if let base = option("--url") {
         for comparison in try await LiveBenchmarks.compare(base: base, runs: runs) { print(comparison.row()) }
+        for comparison in try await LiveBenchmarks.delegateCost(base: base, runs: runs) { print(comparison.row()) }
         for comparison in try await LiveBenchmarks.middleware(base: base, runs: runs) { print(comparison.row()) }
     }
     print(try await MemoryBenchmarks.inMemoryLoop())

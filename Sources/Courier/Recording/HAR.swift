@@ -416,7 +416,7 @@ extension HAR {
         do {
             self = try JSONDecoder().decode(HAR.self, from: bytes)
         } catch let error as DecodingError {
-            throw CourierError(.invalidRecording("not a HAR 1.2 file: \(Self.describe(error))"), underlyingError: error)
+            throw CourierError(.invalidRecording("not a HAR 1.2 file: \(error.summary)"), underlyingError: error)
         } catch {
             throw CourierError(.invalidRecording("not a HAR 1.2 file: \(error)"), underlyingError: error)
         }
@@ -459,19 +459,6 @@ extension HAR {
             try data.write(to: url, options: .atomic)
         } catch {
             throw CourierError(.invalidRecording("cannot write \(url.path): \(error.localizedDescription)"), underlyingError: error)
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "missing field \(path(context)).\(key.stringValue)"
-        case .typeMismatch(let type, let context): return "\(path(context)) is not a \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context)) is null, expected \(type)"
-        case .dataCorrupted(let context): return "\(path(context)) \(context.debugDescription)"
-        @unknown default: return "\(error)"
         }
     }
 }

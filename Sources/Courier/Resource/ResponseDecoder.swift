@@ -113,19 +113,22 @@ extension DecodingFailure {
     init<Value>(value: Value.Type, error: any Error, body: Data) {
         let message: String
         switch error {
-        case let error as DecodingError: message = Self.describe(error)
+        case let error as DecodingError: message = error.summary
         case let error as any CustomStringConvertible: message = error.description
         default: message = "\(type(of: error))"
         }
         self.init(typeName: "\(Value.self)", message: message, bodySnippet: BodySnippet.make(from: body))
     }
+}
 
-    private static func describe(_ error: DecodingError) -> String {
+extension DecodingError {
+    /// Where decoding stopped and why, in one line: `at items.0.id: type mismatch for Int: …`.
+    var summary: String {
         func path(_ context: DecodingError.Context) -> String {
             let joined = context.codingPath.map(\.stringValue).joined(separator: ".")
             return joined.isEmpty ? "" : "at \(joined): "
         }
-        switch error {
+        switch self {
         case .typeMismatch(let type, let context): return "\(path(context))type mismatch for \(type): \(context.debugDescription)"
         case .valueNotFound(let type, let context): return "\(path(context))missing \(type) value: \(context.debugDescription)"
         case .keyNotFound(let key, let context): return "\(path(context))missing key \"\(key.stringValue)\""

@@ -34,6 +34,12 @@ struct LimitAndDedupTests {
             }
             for continuation in waiting { continuation.resume() }
         }
+
+        /// Waits until `count` requests are blocked, then releases the one that entered first.
+        func releaseOldestWhenBlocked(_ count: Int) async {
+            while release.withLock({ $0.count }) < count { await Task.yield() }
+            release.withLock { $0.removeFirst() }.resume()
+        }
     }
 
     private func item(_ index: Int) -> Resource<String> {
@@ -60,7 +66,9 @@ struct LimitAndDedupTests {
         }
         // Release nothing until all six have arrived: two running, four queued.
         while !(limit.inFlight == 2 && limit.waiting == 4) { await Task.yield() }
-        for _ in 0..<3 { await gated.releaseWhenBlocked(2) }
+        // One at a time: each release frees one slot for exactly one waiter, so the order the
+        // handler sees is the order the gate granted.
+        for step in 0..<6 { await gated.releaseOldestWhenBlocked(min(2, 6 - step)) }
         try await senders.value
         #expect(gated.peak.withLock { $0 } == 2)
         #expect(gated.order.withLock { $0 } == [0, 1, 2, 3, 4, 5])
