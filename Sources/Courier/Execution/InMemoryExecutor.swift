@@ -73,8 +73,11 @@ public final class InMemoryExecutor: Executor {
         /// - Parameter request: The request.
         /// - Returns: The matched variables.
         public func match(_ request: Request) -> PathParameters? {
-            guard request.method == method else { return nil }
-            return template.match(request.path)
+            match(request.method, path: request.path)
+        }
+
+        func match(_ method: HTTPMethod, path: String) -> PathParameters? {
+            method == self.method ? template.match(path) : nil
         }
     }
 
@@ -94,8 +97,9 @@ public final class InMemoryExecutor: Executor {
     ///   - fallback: The answer when no route matches; 404 with an empty body by default.
     public convenience init(routes: [Route], fallback: Stub = .status(404)) {
         self.init { request in
+            let path = request.path  // rendered once, not once per route
             for route in routes {
-                if let parameters = route.match(request) { return try await route.respond(request, parameters) }
+                if let parameters = route.match(request.method, path: path) { return try await route.respond(request, parameters) }
             }
             return fallback
         }

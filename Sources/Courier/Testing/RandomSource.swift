@@ -4,8 +4,10 @@
 /// ```swift
 /// let jitter = RandomSource.seeded(42)
 /// jitter.fraction()   // the same value on every run
+/// var source = RandomSource.seeded(7)
+/// Int.random(in: 1...6, using: &source)   // usable wherever a generator is
 /// ```
-public final class RandomSource: Sendable {
+public final class RandomSource: RandomNumberGenerator, Sendable {
     private let generator: Locked<any RandomNumberGenerator>
 
     private init(_ generator: any RandomNumberGenerator) {
