@@ -10,6 +10,8 @@ import Foundation
 /// - A failed refresh reaches every waiter as ``CourierError/Cause/authenticationFailed(_:)`` and
 ///   clears the credential, so the next request refreshes anew.
 /// - More than `maxRefreshes` refreshes within `window` is an error, not a loop.
+/// - A caller cancelled while it waits for a refresh ends at once with
+///   ``CourierError/Cause/cancelled``; the refresh goes on for the others.
 /// - Requests to other origins pass through untouched: a credential never leaks to a host it was
 ///   not meant for.
 ///
@@ -43,7 +45,8 @@ public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Du
     private struct State {
         var current: String?
         var refreshing = false
-        var waiters: [CheckedContinuation<String, any Error>] = []
+        var waiters: [Int: CheckedContinuation<String, any Error>] = [:]
+        var nextWaiter = 0
         var refreshTimes: [C.Instant] = []
     }
 
@@ -92,34 +95,55 @@ public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Du
     }
 
     /// The current credential if it is not the rejected one; otherwise joins or starts a refresh.
+    ///
+    /// A caller cancelled while it waits leaves at once with `CancellationError`; the refresh
+    /// itself runs on in its own task, for the other waiters and the next request.
     private func currentOrRefreshed(rejected: String?) async throws -> String {
         let now = clock.now
         let window = self.window
         let maxRefreshes = self.maxRefreshes
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            let step = state.withLock { state -> Step in
-                if let current = state.current, current != rejected { return .use(current) }
-                if state.refreshing {
-                    state.waiters.append(continuation)
-                    return .wait
-                }
-                state.refreshTimes.removeAll { $0.duration(to: now) >= window }
-                guard state.refreshTimes.count < maxRefreshes else {
-                    return .fail(
-                        CourierError(.authenticationFailed("more than \(maxRefreshes) credential refreshes within \(window)")))
-                }
-                state.refreshTimes.append(now)
-                state.refreshing = true
-                state.waiters.append(continuation)
-                return .lead
-            }
-            switch step {
-            case .use(let credential): continuation.resume(returning: credential)
-            case .fail(let error): continuation.resume(throwing: error)
-            case .wait: break
-            case .lead: Task { await runRefresh(rejected: rejected) }
-            }
+        let id = state.withLock { state -> Int in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
         }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+                let step = state.withLock { state -> Step in
+                    if let current = state.current, current != rejected { return .use(current) }
+                    if state.refreshing {
+                        state.waiters[id] = continuation
+                        return .wait
+                    }
+                    state.refreshTimes.removeAll { $0.duration(to: now) >= window }
+                    guard state.refreshTimes.count < maxRefreshes else {
+                        return .fail(
+                            CourierError(
+                                .authenticationFailed("more than \(maxRefreshes) credential refreshes within \(window)")))
+                    }
+                    state.refreshTimes.append(now)
+                    state.refreshing = true
+                    state.waiters[id] = continuation
+                    return .lead
+                }
+                switch step {
+                case .use(let credential): continuation.resume(returning: credential)
+                case .fail(let error): continuation.resume(throwing: error)
+                case .wait: break
+                case .lead: Task { await runRefresh(rejected: rejected) }
+                }
+                // Cancelled before the continuation was registered: the handler below found
+                // nothing to resume, so leave now.
+                if Task.isCancelled { leave(id) }
+            }
+        } onCancel: {
+            leave(id)
+        }
+    }
+
+    /// Resumes waiter `id` with `CancellationError`, if it is still waiting.
+    private func leave(_ id: Int) {
+        let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+        waiter?.resume(throwing: CancellationError())
     }
 
     /// Runs the refresh and hands its outcome to every waiter.
@@ -135,9 +159,29 @@ public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Du
             state.refreshing = false
             state.current = try? outcome.get()
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(with: outcome) }
+    }
+}
+
+extension AuthRefreshMiddleware: CustomStringConvertible, CustomReflectable {
+    /// The origins and limits, never the credential.
+    public var description: String {
+        let names = origins.map { "\($0.scheme)://\($0.host):\($0.port)" }.sorted().joined(separator: ", ")
+        let holding = currentCredential == nil ? "no credential" : "a credential (<redacted>)"
+        return "AuthRefreshMiddleware(origins: [\(names)], \(holding), at most \(maxRefreshes) refreshes per \(window))"
+    }
+
+    /// The same facts as ``description``: `dump` never shows the credential.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "origins": origins.map { "\($0.scheme)://\($0.host):\($0.port)" }.sorted(),
+                "credential": currentCredential == nil ? "none" : Redaction.placeholder,
+                "maxRefreshes": maxRefreshes, "window": window,
+            ])
     }
 }
 

@@ -20,3 +20,9 @@ final class Locked<State>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+extension Locked: CustomReflectable {
+    /// No children: shared state (recorded requests, credentials) is read through its owner's
+    /// API, never through `dump` or a debugger's reflection, which could show a secret.
+    var customMirror: Mirror { Mirror(self, children: []) }
+}

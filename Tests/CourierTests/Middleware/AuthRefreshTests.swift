@@ -54,6 +54,53 @@ struct AuthRefreshTests {
         #expect(auth.currentCredential == "new")
     }
 
+    /// A waiter cancelled during a refresh leaves at once; the refresh goes on for the others.
+    @Test func aCancelledWaiterLeavesAtOnceWhileTheRefreshContinues() async throws {
+        let server = Server()
+        server.valid.withLock { $0 = "new" }
+        let release = Box<CheckedContinuation<Void, Never>?>(nil)
+        let auth = AuthRefreshMiddleware(origins: ["https://api.test"], credential: "old") { _ in
+            await withCheckedContinuation { continuation in release.withLock { $0 = continuation } }
+            return "new"
+        }
+        let executor = server.executor().with(auth)
+        let cancelled = Task { try await executor.send(me) }
+        let patient = Task { try await executor.send(me) }
+        while server.unauthorized.withLock({ $0 }) < 2 || release.withLock({ $0 == nil }) { await Task.yield() }
+        cancelled.cancel()
+        // Ends while the refresh is still held: no waiting for it.
+        let error = await expectCourierError { _ = try await cancelled.value }
+        guard case .cancelled = error?.cause else {
+            Issue.record("expected .cancelled, got \(String(describing: error))")
+            return
+        }
+        #expect(release.withLock { $0 != nil })
+        release.withLock { $0?.resume() }
+        #expect(try await patient.value == "ok")
+        #expect(auth.currentCredential == "new")
+    }
+
+    @Test func aWaiterCancelledBeforeItJoinsLeavesAtOnce() async throws {
+        let release = Box<CheckedContinuation<Void, Never>?>(nil)
+        let auth = AuthRefreshMiddleware(origins: ["https://api.test"]) { _ in
+            await withCheckedContinuation { continuation in release.withLock { $0 = continuation } }
+            return "fresh"
+        }
+        let server = Server().executor()
+        let executor = server.with(auth)
+        let first = Task { try await executor.send(me) }
+        while release.withLock({ $0 == nil }) { await Task.yield() }
+        // Straight into the middleware, past `send`'s own cancellation check.
+        let request = me.request
+        let late = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await auth.intercept(request) { try await server.execute($0) }
+        }
+        await #expect(throws: CancellationError.self) { _ = try await late.value }
+        release.withLock { $0?.resume() }
+        #expect(try await first.value == "ok")
+    }
+
     @Test func a401OnAReplacedCredentialRetriesWithoutRefreshing() async throws {
         let server = Server()
         server.valid.withLock { $0 = "v2" }
