@@ -24,6 +24,10 @@ public struct RequestProblem: Error, Sendable, Hashable, CustomStringConvertible
         case invalidHeaderName
         /// A header value contains CR, LF, NUL or another forbidden control character.
         case invalidHeaderValue
+        /// A header that frames or routes the message (`Content-Length`, `Transfer-Encoding`,
+        /// `Host`, `Connection`, `Upgrade`, `TE`, `Trailer`) disagrees with the request or is one
+        /// only the transport may set.
+        case invalidFraming
         /// The timeout is not a positive, finite number of seconds.
         case invalidTimeout
         /// Credentials cannot be encoded (for example a Basic user name containing `:`).

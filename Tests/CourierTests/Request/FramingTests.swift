@@ -1,0 +1,71 @@
+import Courier
+import Foundation
+import Testing
+
+/// Headers that frame or route the message must agree with the request, or it is not sent.
+@Suite("Framing headers")
+struct FramingTests {
+    private let post = Request.post |> url("https://api.test/items") |> body(Data(repeating: 0x41, count: 45))
+
+    @Test(arguments: ["5", "44", "46", "-45", "+45", "45abc", "0x2d", "", "45, 5", "99999999999999999999999"])
+    func contentLengthThatDisagreesWithTheBodyIsRefused(value: String) {
+        let request = post |> header(.contentLength, value)
+        #expect(request.problemKinds == [.invalidFraming])
+        #expect(throws: CourierError.self) { try request.urlRequest() }
+    }
+
+    @Test func contentLengthThatMatchesTheBodyIsAllowed() throws {
+        #expect((post |> header(.contentLength, "45")).problems.isEmpty)
+        #expect((post |> header(.contentLength, " 45 ")).problems.isEmpty)
+        #expect((Request.get |> url("https://api.test/") |> header(.contentLength, "0")).problems.isEmpty)
+    }
+
+    @Test func repeatedContentLengthsMustAllMatch() {
+        let request = post |> addingHeader(.contentLength, "45") |> addingHeader("content-length", "5")
+        #expect(request.problemKinds == [.invalidFraming])
+    }
+
+    @Test func contentLengthWithoutABodyMustBeZero() {
+        #expect((Request.get |> url("https://api.test/") |> header(.contentLength, "10")).problemKinds == [.invalidFraming])
+    }
+
+    @Test(arguments: [
+        ("Transfer-Encoding", "chunked"), ("transfer-encoding", "identity"), ("Trailer", "X-Checksum"),
+        ("Upgrade", "h2c"), ("Upgrade", "websocket"), ("Proxy-Connection", "keep-alive"), ("TE", "gzip"),
+        ("TE", "trailers, deflate"), ("Connection", "Authorization"), ("Connection", "close, X-Forwarded-For"),
+        ("Connection", "upgrade"), ("Host", "evil.test"), ("Host", "api.test:8443"), ("host", "api.test.evil.test"),
+    ])
+    func framingAndRoutingHeadersAreRefused(name: String, value: String) {
+        let request = post |> header(HeaderName(rawValue: name), value)
+        #expect(request.problemKinds == [.invalidFraming])
+        // The message names the header, never its value's secrets.
+        #expect(request.problems.first?.message.lowercased().contains(name.lowercased()) == true)
+    }
+
+    @Test(arguments: [
+        ("Connection", "close"), ("Connection", "keep-alive"), ("Connection", "Keep-Alive, close"), ("TE", "trailers"),
+        ("Host", "api.test"), ("Host", "API.TEST:443"),
+    ])
+    func harmlessValuesAreAllowed(name: String, value: String) {
+        #expect((post |> header(HeaderName(rawValue: name), value)).problems.isEmpty)
+    }
+
+    @Test func hostMustMatchANonDefaultPortAndIPv6() {
+        let local = Request.get |> url("http://127.0.0.1:8080/x")
+        #expect((local |> header(.host, "127.0.0.1:8080")).problems.isEmpty)
+        #expect((local |> header(.host, "127.0.0.1")).problemKinds == [.invalidFraming])
+        let six = Request.get |> url("http://[::1]:9000/")
+        #expect((six |> header(.host, "[::1]:9000")).problems.isEmpty)
+    }
+
+    @Test func nothingIsSentForARefusedRequest() async {
+        let executor = InMemoryExecutor { _ in .text("sent") }
+        let error = await expectCourierError { _ = try await executor.send(post |> header(.contentLength, "5")) }
+        guard case .invalidRequest(let problems) = error?.cause else {
+            Issue.record("expected invalidRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(problems.map(\.kind) == [.invalidFraming])
+        #expect(executor.requests.isEmpty)
+    }
+}
