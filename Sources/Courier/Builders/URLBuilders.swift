@@ -2,20 +2,23 @@ import Foundation
 
 /// Sets the base URL that path segments and query items are appended to.
 ///
-/// A string that does not parse, or whose scheme is not `http`/`https`, records a
-/// ``RequestProblem/Kind/invalidURL`` problem. A path in the base URL is kept
+/// A string that does not parse, whose scheme is not `http`/`https`, or that different URL
+/// parsers would read as different hosts (a backslash, whitespace or control characters, a
+/// percent-escape or non-ASCII character in the host, two `@`, a port that is not a number up to
+/// 65535) records a ``RequestProblem/Kind/invalidURL`` problem. A path in the base URL is kept
 /// (`https://api.test/v1` plus `path("users")` is `/v1/users`, with or without a trailing slash),
 /// and so is a query in it.
 /// - Parameter string: The base URL, for example `"https://api.example.com/v1"`.
 /// - Returns: The builder.
 public func baseURL(_ string: String) -> RequestBuilder {
-    let parsed = URL(string: string)
+    let defect = URLSyntax.defect(inAbsoluteURL: string)
+    let parsed = defect == nil ? URL(string: string) : nil
     return { request in
         var request = request
         if let parsed {
             request.baseURL = parsed
         } else {
-            request.record(RequestProblem(.invalidURL, "the base URL does not parse as a URL"))
+            request.record(RequestProblem(.invalidURL, "the base URL " + (defect ?? "does not parse as a URL")))
         }
         return request
     }
@@ -35,11 +38,13 @@ public func baseURL(_ url: URL) -> RequestBuilder {
 /// Sets the whole URL, replacing the base URL, path segments and query items.
 ///
 /// The URL's own path and query are sent as they are (they are taken to be encoded already);
-/// later `path` and `query` builders append to them.
+/// later `path` and `query` builders append to them. Strings that URL parsers would disagree on
+/// are refused as ``baseURL(_:)-(String)`` refuses them.
 /// - Parameter string: An absolute `http` or `https` URL.
 /// - Returns: The builder.
 public func url(_ string: String) -> RequestBuilder {
-    let parsed = URL(string: string)
+    let defect = URLSyntax.defect(inAbsoluteURL: string)
+    let parsed = defect == nil ? URL(string: string) : nil
     return { request in
         var request = request
         request.pathSegments = []
@@ -48,7 +53,7 @@ public func url(_ string: String) -> RequestBuilder {
             request.baseURL = parsed
         } else {
             request.baseURL = nil
-            request.record(RequestProblem(.invalidURL, "the URL does not parse as a URL"))
+            request.record(RequestProblem(.invalidURL, defect.map { "the URL " + $0 } ?? "the URL does not parse as a URL"))
         }
         return request
     }

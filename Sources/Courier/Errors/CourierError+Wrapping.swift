@@ -50,9 +50,29 @@ extension CourierError {
         case .badServerResponse, .cannotParseResponse, .cannotDecodeContentData, .cannotDecodeRawData,
             .zeroByteResource:
             kind = .badResponse
-        default: kind = .other
+        default:
+            if let (kind, message) = curlFailure(error) {
+                return .transport(TransportFailure(kind, code: code.rawValue, message: message))
+            }
+            kind = .other
         }
         return .transport(TransportFailure(kind, code: code.rawValue, message: "URLError \(describe(code))"))
+    }
+
+    /// FoundationNetworking reports some libcurl failures as `URLError(.unknown)` with curl's
+    /// own text: a body cut short ("transfer closed with 60 bytes remaining to read") and a
+    /// compressed body that does not decode ("Error while processing content unencoding: …").
+    /// Those texts name no URL; they are kept as the message.
+    private static func curlFailure(_ error: URLError) -> (TransportFailure.Kind, String)? {
+        guard let text = error.userInfo[NSLocalizedDescriptionKey] as? String else { return nil }
+        let message = String(text.prefix(200))
+        if text.hasPrefix("transfer closed with") || text.contains("end of response with") {
+            return (.truncatedBody, message)
+        }
+        if text.contains("content unencoding") || text.contains("Unrecognized content encoding") {
+            return (.badResponse, message)
+        }
+        return nil
     }
 
     private static func describe(_ code: URLError.Code) -> String {

@@ -60,6 +60,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// The response, when one arrived.
     public var response: Response?
     /// The error Courier wrapped (a `URLError`, a `DecodingError`, …), for diagnostics.
+    ///
+    /// A `URLError` (or another error carrying a failing URL) is stored with that URL redacted
+    /// as the request is: userinfo and sensitive query values hidden.
     public var underlyingError: (any Error)?
 
     /// Creates an error. The request is redacted before it is stored.
@@ -75,7 +78,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         self.cause = cause
         self.request = request?.redacted()
         self.response = response
-        self.underlyingError = underlyingError
+        self.underlyingError = underlyingError.map { Self.redacting($0, with: request?.redaction ?? .standard) }
     }
 
     /// The status code, when a response arrived.
@@ -166,8 +169,12 @@ public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
         case secureConnectionFailed
         /// Too many redirects, or a redirect that could not be followed.
         case redirectFailed
-        /// The response was malformed or could not be read.
+        /// The response was malformed or could not be read, or a compressed body could not be
+        /// decoded.
         case badResponse
+        /// The body ended before all the bytes its framing announced arrived (a connection cut
+        /// mid-body). Transient: an idempotent request may be retried.
+        case truncatedBody
         /// Anything else.
         case other
     }
@@ -190,10 +197,11 @@ public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// Whether a retry may succeed (lost connections, refused connections, no network, DNS).
+    /// Whether a retry may succeed (lost connections, refused connections, no network, DNS,
+    /// truncated bodies).
     public var isTransient: Bool {
         switch kind {
-        case .cannotConnect, .connectionLost, .notConnected, .dnsFailure: true
+        case .cannotConnect, .connectionLost, .notConnected, .dnsFailure, .truncatedBody: true
         default: false
         }
     }

@@ -71,7 +71,7 @@ extension Executor {
         try request.validate()
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
         do {
-            guard let deadline = request.deadline else { return try await execute(request) }
+            guard let deadline = request.effectiveDeadline else { return try await execute(request) }
             return try await withDeadline(.seconds(deadline), request: request) { try await execute(request) }
         } catch {
             throw CourierError.wrapping(error, request: request)

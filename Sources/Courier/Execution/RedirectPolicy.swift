@@ -8,7 +8,12 @@ import Foundation
 ///
 /// When following (the default):
 /// - at most ``maximumHops`` redirects, then ``CourierError/Cause/transport(_:)`` with kind
-///   ``TransportFailure/Kind/redirectFailed``; only `http` and `https` targets;
+///   ``TransportFailure/Kind/redirectFailed``;
+/// - only `http` and `https` targets and relative references, judged on the `Location` header
+///   as the server sent it (`file:`, `data:`, `javascript:`, `mailto:` fail with
+///   ``TransportFailure/Kind/redirectFailed``), never a target that URL parsers would read as
+///   different hosts, and without any userinfo the target names (a server cannot choose the
+///   Basic credentials of the next hop);
 /// - once a redirect leaves the original origin (scheme, host or port; an `https` → `http`
 ///   downgrade counts), `Authorization`, `Proxy-Authorization`, `Cookie`, the request's own
 ///   sensitive headers (``Redaction``) and ``sensitiveHeaders`` are removed, and stay removed on
@@ -52,8 +57,8 @@ public struct RedirectPolicy: Sendable, Hashable {
         case follow(URLRequest)
         /// Return the redirect response itself.
         case deliver
-        /// Fail with this error.
-        case fail(URLError.Code)
+        /// Fail with this transport failure.
+        case fail(TransportFailure)
     }
 
     /// The state of one request's redirect chain.
@@ -70,11 +75,34 @@ public struct RedirectPolicy: Sendable, Hashable {
         var redaction: Redaction
     }
 
-    /// Decides how to follow a redirect with `status` to `target`, updating `chain`.
-    func decide(status: Int, target: URL?, chain: inout Chain) -> Decision {
+    /// Decides how to follow a redirect with `status` whose `Location` header is `location`, as
+    /// the server sent it, updating `chain`.
+    ///
+    /// The raw header decides, not the URL the transport derived from it: FoundationNetworking
+    /// grafts a host-less `Location: file:///etc/passwd` onto the current origin before any
+    /// delegate sees it. Only `http`/`https` targets and relative references are followed, never
+    /// one that URL parsers would read differently (see `URLSyntax`), and userinfo in the target
+    /// is dropped, so a server cannot choose the Basic credentials of the next hop.
+    func decide(status: Int, location: String?, chain: inout Chain) -> Decision {
         guard follows else { return .deliver }
-        guard chain.hops < maximumHops else { return .fail(.httpTooManyRedirects) }
-        guard let target, let targetOrigin = Origin(target) else { return .fail(.redirectToNonExistentLocation) }
+        guard chain.hops < maximumHops else {
+            return .fail(
+                TransportFailure(
+                    .redirectFailed, code: URLError.httpTooManyRedirects.rawValue,
+                    message: "more than \(maximumHops) redirects"))
+        }
+        guard let location = location?.trimmingCharacters(in: .whitespaces), !location.isEmpty else {
+            return .fail(TransportFailure(.redirectFailed, message: "a \(status) redirect without a Location header"))
+        }
+        let target: URL
+        switch URLSyntax.resolve(location, against: chain.current.url) {
+        case .success(let resolved): target = resolved.removingUserInfo()
+        case .failure(let refusal):
+            return .fail(TransportFailure(.redirectFailed, message: "the redirect's Location was refused: the URL \(refusal.reason)"))
+        }
+        guard let targetOrigin = Origin(target) else {
+            return .fail(TransportFailure(.redirectFailed, message: "the redirect's Location is not an http or https URL"))
+        }
         var next = chain.current
         next.url = target
         let method = (next.httpMethod ?? "GET").uppercased()

@@ -26,6 +26,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             var pendingRedirect: URLRequest?
             var cancelled = false
             var complete: (@Sendable (Result<Response, any Error>) -> Void)?
+            /// When data last arrived (or the current hop started), for the exact-timeout watchdog.
+            var lastActivity = DispatchTime.now()
         }
 
         let state: Locked<State>
@@ -43,6 +45,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             if let (complete, outcome) = pending { complete(outcome) }
         }
+
+        var isFinished: Bool { state.withLock { $0.complete == nil } }
 
         func cancel() {
             let task = state.withLock { state -> URLSessionTask? in
@@ -72,7 +76,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             origin: urlRequest.url.flatMap(Origin.init), current: urlRequest, redaction: request.redaction)
         let exchange = Exchange(chain: chain, complete: complete)
         launch(urlRequest, for: exchange, on: session)
+        if request.needsExactTimeoutWatchdog, let timeout = request.effectiveTimeout {
+            watch(exchange, idleLimit: timeout)
+        }
         return { exchange.cancel() }
+    }
+
+    /// Fails the exchange with `URLError(.timedOut)` once no data has arrived for `idleLimit`
+    /// seconds: the transport's own timer counts whole seconds only on FoundationNetworking, so
+    /// a sub-second ``Request/timeout`` is enforced here, with the same meaning (time without
+    /// data, reset by every chunk that arrives).
+    private func watch(_ exchange: Exchange, idleLimit: TimeInterval) {
+        let limit = UInt64(idleLimit * 1e9)
+        @Sendable func check() {
+            guard !exchange.isFinished else { return }
+            let last = exchange.state.withLock { $0.lastActivity }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let idle = now >= last.uptimeNanoseconds ? now - last.uptimeNanoseconds : 0
+            if idle >= limit {
+                exchange.finish { _ in .failure(URLError(.timedOut)) }
+                exchange.cancel()
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(limit - idle))) { check() }
+            }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(limit))) { check() }
     }
 
     private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession) {
@@ -82,6 +110,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             state.task = task
             state.body = Data()
             state.pendingRedirect = nil
+            state.lastActivity = DispatchTime.now()
             return state.cancelled
         }
         if cancelled {
@@ -111,6 +140,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let overLimit = exchange.state.withLock { state -> Bool in
             if let limit, state.body.count + data.count > limit { return true }
             state.body.append(data)
+            state.lastActivity = DispatchTime.now()
             return false
         }
         if overLimit { tooLarge(dataTask, exchange) }
@@ -126,8 +156,28 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         exchange.finish { state in
             if let error { return .failure(error) }
             guard let response = task.response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
+            if let failure = Self.framingFailure(response, bodyCount: state.body.count, method: task.originalRequest?.httpMethod) {
+                return .failure(CourierError(.transport(failure)))
+            }
             return .success(Response(http: response, body: state.body))
         }
+    }
+
+    /// A failure when the body that arrived is shorter or longer than the response's
+    /// `Content-Length` says: a connection cut mid-body must not look like a complete answer.
+    /// Only checked for identity-coded bodies, whose length the transport does not change.
+    static func framingFailure(_ response: HTTPURLResponse, bodyCount: Int, method: String?) -> TransportFailure? {
+        let status = response.statusCode
+        guard method?.uppercased() != "HEAD", status != 204, status != 304, status >= 200,
+            let declared = response.value(forHTTPHeaderField: "Content-Length")?.trimmingCharacters(in: .whitespaces),
+            let expected = Int(declared), expected >= 0
+        else { return nil }
+        let coding = response.value(forHTTPHeaderField: "Content-Encoding").map(HTTPSyntax.asciiLowercased) ?? "identity"
+        guard coding.trimmingCharacters(in: .whitespaces) == "identity" || coding.isEmpty, bodyCount != expected else {
+            return nil
+        }
+        return TransportFailure(
+            .truncatedBody, message: "the body has \(bodyCount) bytes but Content-Length announced \(expected)")
     }
 
     /// Courier follows every redirect itself, with a new task per hop, rather than letting
@@ -140,12 +190,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         guard let exchange = exchange(for: task) else { return completionHandler(nil) }
         let decision = exchange.state.withLock { state -> RedirectPolicy.Decision in
-            let decision = redirects.decide(status: response.statusCode, target: request.url, chain: &state.chain)
+            let location = response.value(forHTTPHeaderField: "Location")
+            let decision = redirects.decide(status: response.statusCode, location: location, chain: &state.chain)
             if case .follow(let next) = decision { state.pendingRedirect = next }
             return decision
         }
-        if case .fail(let code) = decision {
-            exchange.finish { _ in .failure(URLError(code)) }
+        if case .fail(let failure) = decision {
+            exchange.finish { _ in .failure(CourierError(.transport(failure))) }
         }
         // In every case this task stops at the redirect response (FoundationNetworking must get
         // this answer before anything cancels the task); a followed redirect continues in a new

@@ -103,12 +103,12 @@ public struct LoggingMiddleware: Middleware {
 
     /// The body as logged, or `nil` when bodies are off or it is empty. Secrets are hidden in
     /// the whole text before it is cut, so a cut can never expose part of one.
-    private func logged(_ body: Data, type: String?) -> String? {
+    private func logged(_ body: Data, type: String?, redactor: BodyRedactor) -> String? {
         guard case .on(let maxBytes) = bodies, !body.isEmpty else { return nil }
         guard let text = String(data: body, encoding: .utf8), !text.contains("\0") else {
             return "<\(body.count) bytes of binary data\(type.map { " (\($0))" } ?? "")>"
         }
-        let redacted = BodySnippet.redact(text)
+        let redacted = redactor.redact(text)
         guard redacted.utf8.count > maxBytes else { return redacted }
         return String(decoding: redacted.utf8.prefix(max(0, maxBytes)), as: UTF8.self) + "… (\(body.count) bytes in all)"
     }
@@ -123,8 +123,9 @@ public struct LoggingMiddleware: Middleware {
         var policy = request
         policy.redaction = request.redaction.merging(redaction)
         let redacted = policy.redacted()
+        let redactor = BodyRedactor(request: request, extra: redaction)
         var sent = Event(kind: .request, request: redacted)
-        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType]) }
+        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
         sink(sent)
         let clock = ContinuousClock()
         let start = clock.now
@@ -135,7 +136,7 @@ public struct LoggingMiddleware: Middleware {
             shown.headers = policy.redaction.redacting(response.headers)
             received.response = shown
             received.responseHeaders = shown.headers
-            received.responseBody = logged(response.body, type: response.headers[.contentType])
+            received.responseBody = logged(response.body, type: response.headers[.contentType], redactor: redactor)
             sink(received)
             return response
         } catch {

@@ -45,8 +45,9 @@ public struct RetryPolicy: Sendable, Hashable {
     /// `baseDelay × 2^(retry-1)`, capped at ``maxDelay``.
     public func backoffCeiling(beforeRetry retry: Int) -> Duration {
         let factor = Double(1 << min(max(retry - 1, 0), 30))
-        let seconds = min(baseDelay.seconds * factor, maxDelay.seconds)
-        return .seconds(seconds)
+        // Clamped so that no configuration can make a wait that overflows a clock.
+        let seconds = min(baseDelay.seconds * factor, maxDelay.seconds, Request.maximumInterval)
+        return .seconds(max(0, seconds))
     }
 }
 
@@ -122,7 +123,7 @@ public struct RetryMiddleware<C: Clock>: Middleware where C.Duration == Duration
             if let retryAfter = RetryAfter.delay(response.headers[.retryAfter], now: wallClock()) {
                 // Retrying sooner than the server asked would not help; a longer wait than the
                 // policy allows ends the retries instead.
-                return retryAfter <= policy.maxDelay ? retryAfter : nil
+                return retryAfter <= policy.maxDelay && retryAfter <= .seconds(Request.maximumInterval) ? retryAfter : nil
             }
         case .failure(let error):
             guard policy.retriesTransportFailures, Self.isTransient(error) else { return nil }

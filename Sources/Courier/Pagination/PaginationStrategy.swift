@@ -62,8 +62,9 @@ public struct PaginationStrategy<Value: Sendable>: Sendable {
     /// - Returns: The strategy.
     public static func linkHeader(relation: String = "next") -> PaginationStrategy {
         PaginationStrategy { page in
-            guard let url = page.response.link(relation) else { return nil }
-            return page.request.following(url)
+            let wanted = HTTPSyntax.asciiLowercased(relation)
+            guard let link = page.response.links.first(where: { $0.relations.contains(wanted) }) else { return nil }
+            return try page.request.following(reference: link.target, base: page.response.url ?? page.request.baseURL)
         }
     }
 
@@ -74,13 +75,7 @@ public struct PaginationStrategy<Value: Sendable>: Sendable {
     public static func nextURL(_ url: @escaping @Sendable (Page<Value>) -> String?) -> PaginationStrategy {
         PaginationStrategy { page in
             guard let written = url(page), !written.isEmpty else { return nil }
-            guard let resolved = URL(string: written, relativeTo: page.response.url ?? page.request.baseURL)?.absoluteURL
-            else {
-                throw CourierError(
-                    .invalidRequest([RequestProblem(.invalidURL, "the next page's URL does not parse as a URL")]),
-                    request: page.request)
-            }
-            return page.request.following(resolved)
+            return try page.request.following(reference: written, base: page.response.url ?? page.request.baseURL)
         }
     }
 
@@ -158,6 +153,19 @@ extension PaginationStrategy where Value: Collection {
 }
 
 extension Request {
+    /// The request for a next-page reference the server wrote, resolved against `base`, with
+    /// any userinfo dropped.
+    /// - Throws: ``CourierError`` with ``CourierError/Cause/invalidRequest(_:)`` when the
+    ///   reference is not an `http`/`https` URL or is one that URL parsers would disagree on.
+    func following(reference: String, base: URL?) throws(CourierError) -> Request {
+        switch URLSyntax.resolve(reference, against: base) {
+        case .success(let url): return following(url.removingUserInfo())
+        case .failure(let refusal):
+            throw CourierError(
+                .invalidRequest([RequestProblem(.invalidURL, "the next page's URL \(refusal.reason)")]), request: self)
+        }
+    }
+
     /// The request for `url`: same method, headers and options, with sensitive headers removed
     /// when `url` is on another origin than this request.
     func following(_ url: URL) -> Request {

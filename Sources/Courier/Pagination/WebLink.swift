@@ -41,12 +41,13 @@ public struct WebLink: Sendable, Hashable {
         return rel.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { HTTPSyntax.asciiLowercased(String($0)) }
     }
 
-    /// The target resolved against `base`, or `nil` when it does not form an absolute URL.
+    /// The target resolved against `base`, or `nil` when it does not form an absolute `http` or
+    /// `https` URL, or is one that URL parsers would read as different hosts (a backslash,
+    /// whitespace, a percent-escape in the host, …).
     /// - Parameter base: The URL the link was received from.
     /// - Returns: The absolute URL.
     public func url(relativeTo base: URL?) -> URL? {
-        guard let resolved = URL(string: target, relativeTo: base)?.absoluteURL, resolved.scheme != nil else { return nil }
-        return resolved
+        try? URLSyntax.resolve(target, against: base).get()
     }
 
     /// Parses the value of one `Link` header field. Malformed links are skipped; parsing never

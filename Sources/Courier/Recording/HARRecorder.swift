@@ -86,8 +86,10 @@ public final class HARRecorder: Middleware {
     ) {
         var policy = request
         policy.redaction = request.redaction.merging(redaction)
-        let entry = HARConversion(redaction: policy.redaction, bodies: bodies)
-            .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed)
+        let entry = HARConversion(
+            redaction: policy.redaction, bodies: bodies, redactor: BodyRedactor(request: request, extra: redaction)
+        )
+        .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed)
         recorded.withLock { $0.entries.append((order, entry)) }
     }
 }
@@ -96,6 +98,8 @@ public final class HARRecorder: Middleware {
 struct HARConversion {
     var redaction: Redaction
     var bodies: HARRecorder.Bodies
+    /// Hides secrets in text bodies: the request's own names and values, not a fixed list.
+    var redactor: BodyRedactor
 
     func entry(for request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration)
         -> HAR.Entry
@@ -157,7 +161,7 @@ struct HARConversion {
     private func content(_ body: Data, type: String) -> (text: String?, encoding: String?) {
         guard bodies != .omitted, !body.isEmpty else { return (bodies == .omitted ? nil : "", nil) }
         if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
-            return (bodies == .redacted ? BodySnippet.redact(text) : text, nil)
+            return (bodies == .redacted ? redactor.redact(text) : text, nil)
         }
         return (body.base64EncodedString(), "base64")
     }

@@ -109,7 +109,7 @@ public final class HARReplayExecutor: Executor {
         guard postData._encoding == nil, postData.text.contains(Redaction.placeholder),
             let text = String(data: sent, encoding: .utf8)
         else { return false }
-        let redacted = Data(BodySnippet.redact(text).utf8)
+        let redacted = Data(BodyRedactor(request: request).redact(text).utf8)
         return redacted == recorded || Self.sameJSON(recorded, redacted)
     }
 

@@ -10,7 +10,7 @@
 /// headers.values(for: "X-TAG")  // ["a", "b"]
 /// ```
 public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral,
-    CustomStringConvertible
+    CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
 {
     /// One header field: a name and a value.
     public struct Field: Sendable, Hashable {
@@ -119,8 +119,36 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         fields.removeAll { $0.name == name }
     }
 
-    /// The fields as `Name: value` lines.
+    /// The fields as `Name: value` lines, with the values of sensitive names (credentials,
+    /// cookies, tokens: see ``Redaction``) replaced by `<redacted>`. Read values with the
+    /// subscript or ``values(for:)``.
     public var description: String {
-        fields.map { "\($0.name.rawValue): \($0.value)" }.joined(separator: "\n")
+        fields.map(\.description).joined(separator: "\n")
+    }
+
+    /// The same as ``description``: secrets stay hidden in debug output too.
+    public var debugDescription: String { description }
+
+    /// The fields as `Name: value` strings, secrets redacted, so that `dump` and debuggers do not
+    /// show credentials.
+    public var customMirror: Mirror {
+        Mirror(self, unlabeledChildren: fields.map(\.description), displayStyle: .collection)
+    }
+}
+
+extension HTTPHeaders.Field: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `Name: value`, with the value of a sensitive name replaced by `<redacted>`.
+    public var description: String {
+        let shown = Redaction.standard.isSensitive(header: name) ? Redaction.placeholder : value
+        return "\(name.rawValue): \(shown)"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The name and the (redacted) value.
+    public var customMirror: Mirror {
+        let shown = Redaction.standard.isSensitive(header: name) ? Redaction.placeholder : value
+        return Mirror(self, children: ["name": name.rawValue, "value": shown])
     }
 }

@@ -48,3 +48,20 @@ public struct QueryItem: Sendable, Hashable {
         isPercentEncoded ? PercentEncoding.decode(Substring(name)) : name
     }
 }
+
+extension QueryItem: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// `name=value`, with the value of a sensitive name (see ``Redaction``) hidden.
+    public var description: String {
+        guard let value else { return name }
+        return "\(name)=\(Redaction.standard.isSensitive(queryName: decodedName) ? Redaction.placeholder : value)"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The name and the (redacted) value.
+    public var customMirror: Mirror {
+        let shown = value.map { Redaction.standard.isSensitive(queryName: decodedName) ? Redaction.placeholder : $0 }
+        return Mirror(self, children: ["name": name, "value": shown as Any, "isPercentEncoded": isPercentEncoded])
+    }
+}

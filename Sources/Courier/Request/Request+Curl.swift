@@ -36,7 +36,7 @@ extension Request {
         }
         if let body, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
-                lines.append("--data-binary " + Self.shellQuoted(redacting ? BodySnippet.redact(text) : text))
+                lines.append("--data-binary " + Self.shellQuoted(redacting ? BodyRedactor(request: self).redact(text) : text))
             } else {
                 lines.append("--data-binary @body.bin  # \(body.count) bytes of binary data, not shown")
             }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension Request: CustomStringConvertible, CustomDebugStringConvertible {
+extension Request: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The request as an HTTP/1.1 message, with secrets hidden.
     ///
     /// Sensitive header values (see ``redaction``), sensitive query values and URL userinfo are
@@ -34,6 +34,24 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible {
 
     /// The same as ``description``: secrets stay hidden in debug output too.
     public var debugDescription: String { description }
+
+    /// What `dump`, `Mirror` and debuggers show: the method, the URL and headers with secrets
+    /// hidden, the body's size (never its bytes), the options and the problems.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method.rawValue,
+                "url": urlString(redacting: redaction) as Any,
+                "headers": redaction.redacting(headers),
+                "body": body.map { "<\($0.count) bytes>" } as Any,
+                "timeout": timeout as Any,
+                "deadline": deadline as Any,
+                "cachePolicy": cachePolicy as Any,
+                "allowsRetry": allowsRetry as Any,
+                "problems": problems.map(\.message),
+            ])
+    }
 
     /// A copy whose sensitive header values, sensitive query values and URL userinfo are replaced
     /// by a placeholder, and whose body is dropped. Errors carry this copy so that a logged or

@@ -70,7 +70,7 @@ extension Request {
         }
         if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         request.httpBody = body
-        if let timeout { request.timeoutInterval = timeout }
+        if let timeout = transportTimeout { request.timeoutInterval = timeout }
         if let cachePolicy { request.cachePolicy = cachePolicy.urlRequestPolicy }
         return request
     }
@@ -145,11 +145,45 @@ extension Request {
         }.joined(separator: "&")
     }
 
+    /// `url` as a string with userinfo and the values of sensitive query (and fragment)
+    /// parameters replaced by ``Redaction/placeholder``.
+    static func redactedURLString(_ url: URL, redaction: Redaction = .standard) -> String {
+        var string = hidingUserInfo(in: url.absoluteString)
+        var fragment: String?
+        if let hash = string.firstIndex(of: "#") {
+            fragment = String(string[string.index(after: hash)...])
+            string = String(string[..<hash])
+        }
+        if let mark = string.firstIndex(of: "?") {
+            string = String(string[...mark]) + redactingEncodedQuery(string[string.index(after: mark)...], with: redaction)
+        }
+        if let fragment { string += "#" + redactingEncodedQuery(Substring(fragment), with: redaction) }
+        return string
+    }
+
     private static func hidingUserInfo(in url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
-        let authorityEnd = url[schemeEnd.upperBound...].firstIndex(of: "/") ?? url.endIndex
+        let authorityEnd = url[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
         guard let at = url[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return url }
         return String(url[..<schemeEnd.upperBound]) + Redaction.placeholder + String(url[at...])
+    }
+
+    /// Why a parsed host (percent-escapes already decoded by Foundation) is not one every parser
+    /// reads alike, or `nil`.
+    private static func hostDefect(_ host: String) -> String? {
+        for byte in host.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                continue
+            case 0x80...:
+                return "is not ASCII: write it in its ASCII (xn--) form"
+            default:
+                return "contains a character not allowed in a host name (byte 0x\(String(byte, radix: 16)))"
+            }
+        }
+        return nil
     }
 
     private func collectStructuralProblems(into found: inout [RequestProblem]) {
@@ -193,6 +227,10 @@ extension Request {
             } else if let defect = HTTPSyntax.headerValueDefect(field.value) {
                 found.append(RequestProblem(.invalidHeaderValue, "the value of header \(field.name.rawValue) \(defect)"))
             }
+        }
+        if !headers.isEmpty { collectFramingProblems(into: &found) }
+        if let baseURL, let host = baseURL.host, let defect = Self.hostDefect(host) {
+            found.append(RequestProblem(.invalidURL, "the URL's host \(defect)"))
         }
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             found.append(RequestProblem(.invalidTimeout, "the timeout must be a positive number of seconds, not \(timeout)"))

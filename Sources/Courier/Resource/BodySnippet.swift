@@ -1,44 +1,298 @@
 import Foundation
 
-/// The start of a body as text, for error messages, with the values of secret-looking JSON keys
-/// and form fields hidden.
+/// The start of a body as text, for error messages, with secrets hidden (see ``BodyRedactor``).
 enum BodySnippet {
     /// How many characters a snippet keeps.
     static let limit = 256
 
-    private static let sensitiveKeys =
-        "access_token|refresh_token|id_token|token|password|passwd|secret|client_secret|api_key|apikey|authorization"
-
-    /// Makes a snippet of `body`; binary bodies are summarised by size.
-    static func make(from body: Data) -> String {
+    /// Makes a snippet of `body`; binary bodies are summarised by size. Secrets are hidden in the
+    /// first 4 KiB before it is cut, so a cut never exposes part of one.
+    static func make(from body: Data, redactor: BodyRedactor = .standard) -> String {
         if body.isEmpty { return "" }
         let head = body.prefix(4096)
-        guard let text = String(data: head, encoding: .utf8) else { return "<\(body.count) bytes of binary data>" }
-        let redacted = redact(text)
+        guard let text = String(data: head, encoding: .utf8) ?? String(data: head.dropLast(3), encoding: .utf8),
+            !text.contains("\0")
+        else { return "<\(body.count) bytes of binary data>" }
+        let redacted = redactor.redact(text)
         if redacted.count <= limit && head.count == body.count { return redacted }
         return String(redacted.prefix(limit)) + "…"
     }
 
-    /// Hides values of sensitive keys in JSON (`"token": "…"`) and form bodies (`token=…`).
-    static func redact(_ text: String) -> String {
+    /// Hides secrets in `text` with the standard names only.
+    static func redact(_ text: String) -> String { BodyRedactor.standard.redact(text) }
+}
+
+/// Hides secrets in a body shown as text (logs, HAR files, curl commands, error snippets).
+///
+/// Three passes, so that a secret is hidden whatever shape the body has:
+/// 1. JSON: the value of every key the ``Redaction`` calls sensitive (``Redaction/isSensitive(fieldName:)``),
+///    at any depth, becomes `"<redacted>"` (objects and arrays too), and JSON or form text
+///    inside a string (an echoed request body) is redacted the same way; the JSON stays valid.
+/// 2. Forms, URLs and header lines: `name=value` pairs and `Name: value` lines with a
+///    sensitive name.
+/// 3. Echoes: the request's own secret values (sensitive header values and their credentials,
+///    cookie values, sensitive query values, URL userinfo), wherever they appear.
+struct BodyRedactor: Sendable {
+    /// The names to hide.
+    var redaction: Redaction
+    /// Literal values to hide wherever they appear, longest first.
+    var secrets: [String]
+
+    /// The standard names, no literal secrets.
+    static let standard = BodyRedactor(redaction: Redaction(), secrets: [])
+
+    init(redaction: Redaction, secrets: [String]) {
+        self.redaction = redaction
+        self.secrets = secrets.filter { $0.utf8.count >= 4 && $0 != Redaction.placeholder }
+            .sorted { $0.utf8.count > $1.utf8.count }
+    }
+
+    /// The redactor for bodies exchanged for `request`: its own names and secret values, plus
+    /// `extra` names.
+    init(request: Request?, extra: Redaction = Redaction()) {
+        guard let request else {
+            self.init(redaction: extra, secrets: [])
+            return
+        }
+        self.init(redaction: request.redaction.merging(extra), secrets: request.secretValues(extra: extra))
+    }
+
+    /// `text` with secrets hidden.
+    func redact(_ text: String) -> String {
         var result = text
-        let patterns = [
-            // JSON: "password": "…"
-            ("(\"(?:\(sensitiveKeys))\"\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\"", "$1\"\(Redaction.placeholder)\""),
-            // JSON inside a JSON string (an echoed body): \"password\": \"…\"
-            (
-                "(\\\\\"(?:\(sensitiveKeys))\\\\\"\\s*:\\s*)\\\\\"(?:[^\"\\\\]|\\\\[^\"])*\\\\\"",
-                "$1\\\\\"\(Redaction.placeholder)\\\\\""
-            ),
-            // Forms and URLs: password=… up to the next &, quote, whitespace or fragment, so that
-            // a URL inside a JSON string stays valid JSON.
-            ("((?:^|[&?])(?:\(sensitiveKeys))=)[^&\\s\"'#]*", "$1\(Redaction.placeholder)"),
-        ]
-        for (pattern, template) in patterns {
-            guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }
-            let range = NSRange(result.startIndex..., in: result)
-            result = expression.stringByReplacingMatches(in: result, range: range, withTemplate: template)
+        let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        if trimmed.first == "{" || trimmed.first == "[" {
+            result = redactJSON(result)
+        } else {
+            result = redactPlain(result)
+        }
+        for secret in secrets where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: Redaction.placeholder)
         }
         return result
+    }
+
+    // MARK: JSON
+
+    private func redactJSON(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "\"") else {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            let end = Self.stringEnd(bytes, from: index)
+            let literal = bytes[index..<end]
+            var after = end
+            while after < bytes.count, Self.isSpace(bytes[after]) { after += 1 }
+            if after < bytes.count, bytes[after] == UInt8(ascii: ":") {
+                // A key: hide the whole value when the key is sensitive.
+                output.append(contentsOf: literal)
+                output.append(contentsOf: bytes[end...after])
+                index = after + 1
+                guard redaction.isSensitive(fieldName: Self.unescaped(literal)) else { continue }
+                while index < bytes.count, Self.isSpace(bytes[index]) {
+                    output.append(bytes[index])
+                    index += 1
+                }
+                index = Self.valueEnd(bytes, from: index)
+                output.append(contentsOf: Array("\"\(Redaction.placeholder)\"".utf8))
+            } else {
+                output.append(contentsOf: redactedStringLiteral(literal))
+                index = end
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// A string value, with JSON, form or header text inside it (an echoed body) redacted.
+    private func redactedStringLiteral(_ literal: ArraySlice<UInt8>) -> [UInt8] {
+        guard literal.contains(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ":") }),
+            literal.count >= 2, literal.last == UInt8(ascii: "\"")
+        else { return Array(literal) }
+        let content = Self.unescaped(literal)
+        let trimmed = content.drop { $0 == " " || $0 == "\n" }
+        let redacted = trimmed.first == "{" || trimmed.first == "[" ? redactJSON(content) : redactPlain(content)
+        guard redacted != content else { return Array(literal) }
+        return Array(Self.escaped(redacted).utf8)
+    }
+
+    /// The index just past the string literal starting at `start` (or the end of the text).
+    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index + 1
+            default: index += 1
+            }
+        }
+        return bytes.count
+    }
+
+    /// The index just past the JSON value starting at `start`: a string, an object or array
+    /// (brackets matched outside strings), or a bare number or literal.
+    private static func valueEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        guard start < bytes.count else { return start }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            return stringEnd(bytes, from: start)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = start
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index = stringEnd(bytes, from: index)
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default: break
+                }
+                index += 1
+            }
+            return bytes.count
+        default:
+            var index = start
+            while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]),
+                !isSpace(bytes[index])
+            {
+                index += 1
+            }
+            return index
+        }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
+    }
+
+    /// The text of a JSON string literal (quotes included, possibly unterminated).
+    private static func unescaped(_ literal: ArraySlice<UInt8>) -> String {
+        var body = literal.dropFirst()
+        if body.last == UInt8(ascii: "\""), !body.isEmpty { body = body.dropLast() }
+        guard body.contains(UInt8(ascii: "\\")) else { return String(decoding: body, as: UTF8.self) }
+        let quoted = Data([UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")])
+        if let decoded = try? JSONDecoder().decode(String.self, from: quoted) { return decoded }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    /// `text` as a JSON string literal.
+    private static func escaped(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\u{0}"..."\u{1F}": result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    // MARK: Forms, URLs and header lines
+
+    /// Hides `name=value` values (forms, queries, cookies) and `Name: value` lines with a
+    /// sensitive name.
+    private func redactPlain(_ text: String) -> String {
+        var lines: [Substring] = []
+        var changed = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if let colon = line.firstIndex(of: ":"), line[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
+                !line[..<colon].isEmpty, redaction.isSensitive(fieldName: String(line[..<colon]))
+            {
+                let valueStart = line[line.index(after: colon)...].prefix { $0 == " " }.endIndex
+                lines.append(line[..<valueStart] + Redaction.placeholder + (line.last == "\r" ? "\r" : ""))
+                changed = true
+            } else {
+                lines.append(line)
+            }
+        }
+        let joined = changed ? lines.joined(separator: "\n") : text
+        return redactPairs(joined)
+    }
+
+    /// Hides the values of `name=value` pairs whose name is sensitive. A pair starts at the
+    /// start of the text or after `&`, `?`, `;`, whitespace, a quote or a comma, and its value
+    /// ends at `&`, `;`, `#`, whitespace, a quote or a comma, so a URL or cookie inside JSON
+    /// text stays well formed.
+    private func redactPairs(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "=")) else { return text }
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        var nameStart = 0
+        func isBoundary(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "&"), UInt8(ascii: "?"), UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\n"),
+                UInt8(ascii: "\r"), UInt8(ascii: "\t"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ","),
+                UInt8(ascii: "#"):
+                return true
+            default: return false
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "="), index > nameStart {
+                let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
+                output.append(byte)
+                index += 1
+                if redaction.isSensitive(fieldName: PercentEncoding.decode(Substring(name)).replacingOccurrences(of: "+", with: " ")) {
+                    while index < bytes.count, !isBoundary(bytes[index]) { index += 1 }
+                    output.append(contentsOf: Array(Redaction.placeholder.utf8))
+                }
+                nameStart = index
+                continue
+            }
+            output.append(byte)
+            index += 1
+            if isBoundary(byte) || byte == UInt8(ascii: "=") { nameStart = index }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
+
+extension Request {
+    /// The secret values this request carries, for hiding them where a server echoes them:
+    /// values of sensitive headers (and the credential after an auth scheme), cookie values,
+    /// sensitive query values and URL userinfo.
+    func secretValues(extra: Redaction = Redaction()) -> [String] {
+        let policy = redaction.merging(extra)
+        var values: [String] = []
+        for field in headers where policy.isSensitive(header: field.name) {
+            values.append(field.value)
+            let parts = field.value.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { values.append(String(parts[1]).trimmingCharacters(in: .whitespaces)) }
+            if field.name == .cookie {
+                for pair in field.value.split(separator: ";") {
+                    if let equals = pair.firstIndex(of: "=") { values.append(String(pair[pair.index(after: equals)...])) }
+                }
+            }
+        }
+        for item in queryItems where item.value != nil && policy.isSensitive(queryName: item.decodedName) {
+            if let value = item.value {
+                values.append(value)
+                if !item.isPercentEncoded { values.append(PercentEncoding.encode(value, allowed: .queryComponent)) }
+            }
+        }
+        if let baseURL {
+            if let password = baseURL.password { values.append(password) }
+            if let items = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)?.queryItems {
+                for item in items where policy.isSensitive(queryName: item.name) { values.append(item.value ?? "") }
+            }
+        }
+        return values.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }

@@ -61,7 +61,8 @@ public struct ResponseDecoder<Value>: Sendable {
             throw error
         } catch {
             throw CourierError(
-                .decodingFailed(DecodingFailure(value: Value.self, error: error, body: response.body)),
+                .decodingFailed(
+                    DecodingFailure(value: Value.self, error: error, body: response.body, redactor: BodyRedactor(request: request))),
                 request: request, response: response, underlyingError: error)
         }
     }
@@ -110,14 +111,16 @@ public struct ResponseDecoder<Value>: Sendable {
 
 extension DecodingFailure {
     /// Describes `error` for `value`, with a redacted snippet of `body`.
-    init<Value>(value: Value.Type, error: any Error, body: Data) {
+    init<Value>(value: Value.Type, error: any Error, body: Data, redactor: BodyRedactor = .standard) {
         let message: String
         switch error {
         case let error as DecodingError: message = error.summary
         case let error as any CustomStringConvertible: message = error.description
         default: message = "\(type(of: error))"
         }
-        self.init(typeName: "\(Value.self)", message: message, bodySnippet: BodySnippet.make(from: body))
+        self.init(
+            typeName: "\(Value.self)", message: redactor.redact(message),
+            bodySnippet: BodySnippet.make(from: body, redactor: redactor))
     }
 }
 

@@ -106,4 +106,40 @@ struct URLBuilderTests {
     @Test func dotsInsideASegmentAreFine() {
         #expect((Request.get |> baseURL(api) |> path("...", ".x", "a..b")).problems.isEmpty)
     }
+
+    /// Strings that Foundation and a WHATWG parser (browsers, proxies) would send to different
+    /// hosts, or that carry bytes no host may have, are refused by `url` and `baseURL` alike.
+    @Test(arguments: [
+        "http://127.0.0.1:8001\\@localhost:8002/x", "http://localhost\\evil.test/", "http://api.test/a\\b",
+        "http://api test/", "http://api.test/ x", " http://api.test/", "http://api.test/\t", "http://api.test/\u{0}",
+        "http://api.test/\r\nX: y", "http://h%00x.test/", "http://api%2Etest/", "http://a@b@api.test/",
+        "http://u:p%00@api.test/", "http://api.test:99999/", "http://api.test:8o/", "http://[::1/", "http://[::1]x/",
+        "http://[fe80::1%25eth0]/", "http://éxample.com/", "http://api.test\u{3002}evil/", "http://<api>/",
+        "http://api.test^/", "http://api|test/",
+    ])
+    func ambiguousURLsAreRefused(string: String) {
+        for built in [Request.get |> url(string), Request.get |> baseURL(string)] {
+            #expect(built.problemKinds.contains(.invalidURL), "\(string.debugDescription) was accepted")
+            #expect(throws: CourierError.self) { try built.urlRequest() }
+        }
+    }
+
+    @Test(arguments: [
+        "http://127.0.0.1:8080/x", "http://[::1]:9000/", "https://user:pa%40ss@api.test/", "https://xn--xample-9ua.com/",
+        "https://api.test/path?q=a@b&r=c:d", "https://api.test", "https://api_test.local:0/", "https://API.Test/x",
+    ])
+    func ordinaryURLsStillWork(string: String) {
+        #expect((Request.get |> url(string)).problems.isEmpty, "\(string) was refused")
+    }
+
+    /// A `URL` value built elsewhere is checked too, after Foundation decoded its host.
+    @Test func foundationURLWithAControlCharacterInTheHostIsRefused() throws {
+        let parsed = try #require(URL(string: "http://h%00x/"))
+        #expect((Request.get |> baseURL(parsed)).problemKinds.contains(.invalidURL))
+    }
+
+    @Test func refusalMessagesSayWhy() {
+        let message = (Request.get |> url("http://127.0.0.1:8001\\@localhost:8002/x")).problems.first?.message ?? ""
+        #expect(message.contains("backslash"))
+    }
 }

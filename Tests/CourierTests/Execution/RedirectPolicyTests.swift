@@ -32,7 +32,7 @@ struct RedirectPolicyTests {
         (303, "HEAD", "HEAD")])
     func methodRewriting(status: Int, method: String, expected: String) throws {
         var chain = try chain(method)
-        let next = try #require(follow(RedirectPolicy.follow.decide(status: status, target: URL(string: "https://api.test/next"), chain: &chain)))
+        let next = try #require(follow(RedirectPolicy.follow.decide(status: status, location: "https://api.test/next", chain: &chain)))
         #expect(next.httpMethod == expected)
         if expected == "GET" && method != "GET" {
             #expect(next.httpBody == nil)
@@ -48,7 +48,7 @@ struct RedirectPolicyTests {
     @Test(arguments: ["https://other.test/x", "http://api.test/start", "https://api.test:8443/x", "https://API.test.evil/x"])
     func leavingTheOriginDropsCredentials(target: String) throws {
         var chain = try chain("GET")
-        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, target: URL(string: target), chain: &chain)))
+        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: target, chain: &chain)))
         #expect(next.value(forHTTPHeaderField: "Authorization") == nil)
         #expect(next.value(forHTTPHeaderField: "Cookie") == nil)
         #expect(next.value(forHTTPHeaderField: "X-Custom-Key") == nil)
@@ -57,38 +57,77 @@ struct RedirectPolicyTests {
 
     @Test func credentialsStayDroppedWhenComingBack() throws {
         var chain = try chain("GET")
-        _ = RedirectPolicy.follow.decide(status: 302, target: URL(string: "https://other.test/x"), chain: &chain)
-        let back = try #require(follow(RedirectPolicy.follow.decide(status: 302, target: URL(string: "https://api.test/y"), chain: &chain)))
+        _ = RedirectPolicy.follow.decide(status: 302, location: "https://other.test/x", chain: &chain)
+        let back = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: "https://api.test/y", chain: &chain)))
         #expect(back.value(forHTTPHeaderField: "Authorization") == nil)
     }
 
     @Test func hostCaseAndDefaultPortAreTheSameOrigin() throws {
         var chain = try chain("GET")
-        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, target: URL(string: "https://API.TEST:443/y"), chain: &chain)))
+        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: "https://API.TEST:443/y", chain: &chain)))
         #expect(next.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
     }
 
     @Test func extraSensitiveHeadersAreDropped() throws {
         var chain = try chain("GET")
         let policy = RedirectPolicy(sensitiveHeaders: ["x-trace"])
-        let next = try #require(follow(policy.decide(status: 302, target: URL(string: "https://other.test/"), chain: &chain)))
+        let next = try #require(follow(policy.decide(status: 302, location: "https://other.test/", chain: &chain)))
         #expect(next.value(forHTTPHeaderField: "X-Trace") == nil)
     }
 
-    @Test func hopLimitAndSchemes() throws {
+    private func failure(_ decision: RedirectPolicy.Decision) -> TransportFailure? {
+        if case .fail(let failure) = decision { return failure }
+        return nil
+    }
+
+    @Test func hopLimit() throws {
         var chain = try chain("GET")
         let policy = RedirectPolicy(maximumHops: 2)
-        #expect(follow(policy.decide(status: 302, target: URL(string: "https://api.test/1"), chain: &chain)) != nil)
-        #expect(follow(policy.decide(status: 302, target: URL(string: "https://api.test/2"), chain: &chain)) != nil)
-        #expect(policy.decide(status: 302, target: URL(string: "https://api.test/3"), chain: &chain) == .fail(.httpTooManyRedirects))
-        var other = try self.chain("GET")
-        for target in ["ftp://files.test/x", "file:///etc/passwd", "javascript:alert(1)"] {
-            #expect(RedirectPolicy.follow.decide(status: 302, target: URL(string: target), chain: &other) == .fail(.redirectToNonExistentLocation))
-        }
+        #expect(follow(policy.decide(status: 302, location: "https://api.test/1", chain: &chain)) != nil)
+        #expect(follow(policy.decide(status: 302, location: "https://api.test/2", chain: &chain)) != nil)
+        let refused = try #require(failure(policy.decide(status: 302, location: "https://api.test/3", chain: &chain)))
+        #expect(refused.kind == .redirectFailed)
+        #expect(refused.code == URLError.httpTooManyRedirects.rawValue)
+    }
+
+    /// The raw Location decides: FoundationNetworking turns `file:///etc/passwd` into
+    /// `http://same-origin/etc/passwd` before a delegate sees it.
+    @Test(arguments: [
+        "ftp://files.test/x", "file:///etc/passwd", "file:/etc/passwd", "FILE:///x", "javascript:alert(1)",
+        "data:text/html,<b>hi</b>", "mailto:someone@api.test", "gopher://api.test/", "http:no-authority",
+        "https://127.0.0.1:1\\@localhost:2/x", "https://api.test/a b", "https://h%00x.test/", "//evil.test\\@api.test/",
+        "https://a@b@api.test/", "https://api.test:99999/", "",
+    ])
+    func unsafeLocationsAreRefused(location: String) throws {
+        var chain = try chain("GET")
+        let refused = try #require(failure(RedirectPolicy.follow.decide(status: 302, location: location, chain: &chain)))
+        #expect(refused.kind == .redirectFailed)
+        #expect(!refused.message.contains("passwd"))
+    }
+
+    @Test(arguments: [
+        ("/next", "https://api.test/next"), ("next", "https://api.test/next"), ("?page=2", "https://api.test/start?page=2"),
+        ("//api.test/x", "https://api.test/x"), ("HTTPS://api.test/y", "https://api.test/y"),
+    ])
+    func relativeAndHTTPLocationsAreFollowed(location: String, expected: String) throws {
+        var chain = try chain("GET")
+        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: location, chain: &chain)))
+        #expect(next.url?.absoluteString.lowercased() == expected.lowercased())
+    }
+
+    /// A server must not choose the Basic credentials of the next hop.
+    @Test(arguments: ["http://evil:PW@other.test/", "https://user@api.test/x", "//u:p@other.test/"])
+    func userinfoInTheTargetIsDropped(location: String) throws {
+        var chain = try chain("GET")
+        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: location, chain: &chain)))
+        let url = try #require(next.url)
+        #expect(url.user == nil)
+        #expect(url.password == nil)
+        #expect(!url.absoluteString.contains("@"))
     }
 
     @Test func refuseDeliversTheRedirect() throws {
         var chain = try chain("GET")
-        #expect(RedirectPolicy.refuse.decide(status: 302, target: URL(string: "https://api.test/x"), chain: &chain) == .deliver)
+        #expect(RedirectPolicy.refuse.decide(status: 302, location: "https://api.test/x", chain: &chain) == .deliver)
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+
+extension Request {
+    /// The longest timeout or deadline Courier hands to a clock or a transport: 365 days.
+    ///
+    /// ``timeout`` and ``deadline`` accept any positive, finite number of seconds; a longer value
+    /// is clamped to this one when the request is sent. A year means "no limit" in practice, and
+    /// the platforms' timers overflow on larger values (FoundationNetworking multiplies the
+    /// timeout by 1,000 into an `Int`; `Duration` arithmetic traps past about 10¹¹ s).
+    public static let maximumInterval: TimeInterval = 365 * 24 * 60 * 60
+
+    /// ``timeout`` clamped to ``maximumInterval``, or `nil` when unset or invalid.
+    var effectiveTimeout: TimeInterval? {
+        guard let timeout, timeout > 0, timeout.isFinite else { return nil }
+        return Swift.min(timeout, Self.maximumInterval)
+    }
+
+    /// ``deadline`` clamped to ``maximumInterval``, or `nil` when unset or invalid.
+    var effectiveDeadline: TimeInterval? {
+        guard let deadline, deadline > 0, deadline.isFinite else { return nil }
+        return Swift.min(deadline, Self.maximumInterval)
+    }
+
+    /// The timeout to put on the `URLRequest`.
+    ///
+    /// FoundationNetworking truncates `timeoutInterval` to whole seconds (0.5 s would become a
+    /// timer that fires at once), so there the value is rounded up; ``URLSessionExecutor``
+    /// enforces the exact value itself (see ``needsExactTimeoutWatchdog``).
+    var transportTimeout: TimeInterval? {
+        guard let timeout = effectiveTimeout else { return nil }
+        #if canImport(FoundationNetworking)
+            return timeout.rounded(.up)
+        #else
+            return timeout
+        #endif
+    }
+
+    /// Whether the transport's whole-second timer cannot express ``timeout`` exactly, so the
+    /// executor must watch for inactivity itself.
+    var needsExactTimeoutWatchdog: Bool {
+        #if canImport(FoundationNetworking)
+            guard let timeout = effectiveTimeout else { return false }
+            return timeout != timeout.rounded(.up)
+        #else
+            return false
+        #endif
+    }
+}

@@ -1,0 +1,68 @@
+"""A deliberately misbehaving HTTP/1.1 server for Courier's integration tests (loopback only).
+
+Each path is one way a hostile or broken server can answer:
+  /truncated         Content-Length: 100, then 40 bytes, then the connection closes
+  /gzip-truncated    a gzip body cut in half, with a Content-Length that matches the cut
+  /gzip-corrupt      Content-Encoding: gzip over bytes that are not gzip
+  /redirect?to=RAW   302 with the query's raw (percent-decoded) value as Location
+  /echo              200 with the request's headers and path as JSON (what error pages do)
+Usage: python3 hostile_server.py PORT
+"""
+import gzip
+import http.server
+import json
+import sys
+import urllib.parse
+
+PAYLOAD = json.dumps({"items": list(range(3000))}).encode()
+GZIPPED = gzip.compress(PAYLOAD)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def send_body(self, status, body, headers=()):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        if url.path == "/truncated":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"x" * 40)
+            self.wfile.flush()
+            self.close_connection = True
+        elif url.path == "/gzip-truncated":
+            half = GZIPPED[: len(GZIPPED) // 2]
+            self.send_body(200, half, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+        elif url.path == "/gzip-corrupt":
+            garbage = b"\x1f\x8b\x08\x00" + b"not gzip at all" * 20
+            self.send_body(200, garbage, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+        elif url.path == "/gzip":
+            self.send_body(200, GZIPPED, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+        elif url.path == "/redirect":
+            target = urllib.parse.parse_qs(url.query).get("to", ["/echo"])[0]
+            self.send_body(302, b"", [("Location", target)])
+        elif url.path == "/echo":
+            echoed = {"path": self.path, "headers": dict(self.headers.items())}
+            self.send_body(200, json.dumps(echoed).encode(), [("Content-Type", "application/json")])
+        else:
+            self.send_body(404, b"no such path")
+
+    do_POST = do_GET
+
+    def log_message(self, *args):
+        pass
+
+
+if __name__ == "__main__":
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
