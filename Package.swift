@@ -26,15 +26,21 @@ let package = Package(
             path: "Playground",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Courier"],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier"],
+            dependencies: ["Courier", "TestSupport"],
             path: "Tests/CourierTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier"],
+            dependencies: ["Courier", "TestSupport"],
             path: "Tests/IntegrationTests",
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import Courier
+@_exported import TestSupport
 import Foundation
 import Testing
 

@@ -89,12 +89,15 @@ struct CompletionHandlerTests {
 
     @Test func callbackExecutorCancelsTheTransport() async throws {
         let cancelled = Box(false)
+        let started = Box(false)
         let executor = CallbackExecutor { _, _ in
+            started.withLock { $0 = true }
             // Never completes on its own.
             return { cancelled.withLock { $0 = true } }
         }
         let task = Task { try await executor.send(resource) }
-        try await Task.sleep(for: .milliseconds(30))
+        // Cancel only once the transport has started, so the cancel action is what ends it.
+        while !started.withLock({ $0 }) { await Task.yield() }
         task.cancel()
         let result = await task.result
         guard case .failure(let error as CourierError) = result, case .cancelled = error.cause else {

@@ -1,0 +1,188 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Hostile servers and careless callers against the real URLSession path.
+@Suite("Integration: hardening")
+struct HardeningTests {
+    let executor = HTTPBin.executor()
+
+    private func hostile(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(
+            ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"],
+            "COURIER_HOSTILE_URL is not set: run the integration tests with scripts/test, which starts the server",
+            sourceLocation: sourceLocation)
+    }
+
+    private func transportFailure(_ error: CourierError?) -> TransportFailure? {
+        if case .transport(let failure) = error?.cause { return failure }
+        Issue.record("expected a transport failure, got \(String(describing: error))")
+        return nil
+    }
+
+    // MARK: Numbers
+
+    /// A sub-second timeout means what it says: a 50 ms answer fits in 0.5 s (FoundationNetworking
+    /// alone would fire a 0 ms timer), and a 1.5 s answer does not.
+    @Test func subSecondTimeoutsAreExact() async throws {
+        let quick = try await executor.send(try HTTPBin.request() |> path("delay", "0.05") |> timeout(0.5))
+        #expect(quick.status == 200)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await expectCourierError { _ = try await executor.send(try HTTPBin.request() |> path("delay", "1.5") |> timeout(0.3)) }
+        guard case .timedOut = error?.cause else {
+            Issue.record("expected timedOut, got \(String(describing: error))")
+            return
+        }
+        #expect(start.duration(to: clock.now) < .milliseconds(900))
+    }
+
+    /// The timeout counts time without data: a body that drips for 1.2 s in 0.2 s steps passes a
+    /// 0.7 s timeout.
+    @Test func timeoutIsResetByArrivingData() async throws {
+        let drip = try HTTPBin.request() |> path("drip") |> query("duration", "1.2") |> query("numbytes", 6)
+            |> query("delay", 0) |> timeout(0.7)
+        let response = try await executor.send(drip)
+        #expect(response.body.count == 6)
+    }
+
+    @Test(arguments: [9.3e15, 1e20, Double.greatestFiniteMagnitude])
+    func hugeTimeoutsAndDeadlinesDoNotTrap(seconds: Double) async throws {
+        let response = try await executor.send(try HTTPBin.request() |> path("get") |> timeout(seconds) |> deadline(seconds))
+        #expect(response.status == 200)
+    }
+
+    // MARK: Redirects
+
+    @Test(arguments: [
+        "file:///etc/passwd", "file:/etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "mailto:a@b.test",
+        "ftp://127.0.0.1/x",
+    ])
+    func redirectsToOtherSchemesAreRefused(location: String) async throws {
+        let seen = Box([String]())
+        let watched = executor.with(Watch(seen: seen))
+        let request = try HTTPBin.request() |> path("redirect-to") |> query("url", location) |> bearer("TOKEN-abc123")
+        let error = await expectCourierError { _ = try await watched.send(request) }
+        #expect(transportFailure(error)?.kind == .redirectFailed)
+        #expect(!"\(String(describing: error))".contains("TOKEN-abc123"))
+    }
+
+    /// `Location: http://evil:PW@other/` must not make the next hop send Basic credentials the
+    /// server chose.
+    @Test func userinfoInARedirectTargetIsDropped() async throws {
+        let second = try HTTPBin.secondURL()
+        let target = second.replacingOccurrences(of: "://", with: "://evil:PW@") + "/headers"
+        let request = try HTTPBin.request() |> path("redirect-to") |> query("url", target)
+        struct Headers: Decodable { var headers: [String: String] }
+        let echoed = try await executor.send(request |> decode(Headers.self))
+        #expect(echoed.headers["Authorization"] == nil)
+    }
+
+    @Test func aHostileLocationHeaderIsRefused() async throws {
+        for location in ["file:///etc/passwd", "http://127.0.0.1:1\\@localhost:2/", "http://a@b@127.0.0.1/"] {
+            let request = Request.get |> url(try hostile()) |> path("redirect") |> query("to", location)
+            let error = await expectCourierError { _ = try await executor.send(request) }
+            #expect(transportFailure(error)?.kind == .redirectFailed, "\(location)")
+        }
+    }
+
+    // MARK: Integrity
+
+    @Test func aTruncatedBodyIsATransientTransportFailure() async throws {
+        let request = Request.get |> url(try hostile()) |> path("truncated")
+        let error = await expectCourierError { _ = try await executor.send(request) }
+        #expect(transportFailure(error)?.kind == .truncatedBody)
+        #expect(error?.isTransient == true)
+    }
+
+    @Test func aTruncatedBodyIsRetriedForIdempotentRequestsOnly() async throws {
+        let attempts = Box(0)
+        let retrying = executor.with(
+            RetryMiddleware(policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1))), Count(attempts: attempts))
+        _ = await expectCourierError { _ = try await retrying.send(Request.get |> url(try hostile()) |> path("truncated")) }
+        #expect(attempts.withLock { $0 } == 3)
+        attempts.withLock { $0 = 0 }
+        _ = await expectCourierError { _ = try await retrying.send(Request.post |> url(try hostile()) |> path("truncated")) }
+        #expect(attempts.withLock { $0 } == 1)
+    }
+
+    @Test func aCorruptCompressedBodyIsATypedTransportError() async throws {
+        let request = Request.get |> url(try hostile()) |> path("gzip-corrupt")
+        let error = await expectCourierError { _ = try await executor.send(request) }
+        #expect(transportFailure(error)?.kind == .badResponse)
+    }
+
+    @Test func aCompleteCompressedBodyIsDecoded() async throws {
+        struct Items: Decodable { var items: [Int] }
+        let value = try await executor.send(Request.get |> url(try hostile()) |> path("gzip") |> decode(Items.self))
+        #expect(value.items.count == 3000)
+    }
+
+    // MARK: Framing and URLs
+
+    @Test func aMismatchedContentLengthIsNeverSent() async throws {
+        let seen = Box([String]())
+        let request = Request.post |> url(try hostile()) |> path("echo") |> body(Data(repeating: 0x41, count: 45))
+            |> header(.contentLength, "5")
+        let error = await expectCourierError { _ = try await executor.with(Watch(seen: seen)).send(request) }
+        guard case .invalidRequest = error?.cause else {
+            Issue.record("expected invalidRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(seen.withLock { $0 }.isEmpty)
+    }
+
+    @Test func anAmbiguousAuthorityIsNeverSent() async throws {
+        let first = try HTTPBin.url()
+        let second = try HTTPBin.secondURL().replacingOccurrences(of: "http://", with: "")
+        let request = Request.get |> url(first + "\\@" + second + "/get")
+        let error = await expectCourierError { _ = try await executor.send(request) }
+        guard case .invalidRequest(let problems) = error?.cause else {
+            Issue.record("expected invalidRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(problems.map(\.kind).contains(.invalidURL))
+    }
+
+    // MARK: Secrets
+
+    @Test func anEchoedRequestIsRedactedInLogsAndErrors() async throws {
+        let lines = Box([String]())
+        let logging = executor.with(LoggingMiddleware(bodies: .on(maxBytes: 8192)) { event in
+            lines.withLock { $0.append("\(event) \(event.responseBody ?? "")") }
+        })
+        struct Never: Decodable { var never: Int }
+        let request = try HTTPBin.request(.post) |> path("anything") |> query("refresh_token", "QS-s3cr3t")
+            |> header(.cookie, "session=COOKIE-v4lue") |> header(.proxyAuthorization, "Basic PROXY-cr3d")
+            |> apiKey("KEY-9f8e7d") |> header("X-Tenant-Ref", "CUSTOM-x1y2", sensitive: true)
+            |> form(["new_password": "PW-hunter2", "user[password]": "PW-hunter2"])
+        let error = await expectCourierError { _ = try await logging.send(request |> decode(Never.self)) }
+        let shown = lines.withLock { $0.joined(separator: "\n") } + "\(String(describing: error))"
+        for secret in ["QS-s3cr3t", "COOKIE-v4lue", "PROXY-cr3d", "KEY-9f8e7d", "CUSTOM-x1y2", "PW-hunter2"] {
+            #expect(!shown.contains(secret), "\(secret) leaked")
+        }
+        #expect(shown.contains("Proxy-Authorization"))
+    }
+}
+
+/// Records the URL of every request that reaches the transport.
+private struct Watch: Middleware {
+    let seen: Box<[String]>
+    func intercept(_ request: Request, next: Next) async throws -> Response {
+        seen.withLock { $0.append((try? request.url().absoluteString) ?? "") }
+        return try await next(request)
+    }
+}
+
+/// Counts attempts that reach the transport.
+private struct Count: Middleware {
+    let attempts: Box<Int>
+    func intercept(_ request: Request, next: Next) async throws -> Response {
+        attempts.withLock { $0 += 1 }
+        return try await next(request)
+    }
+}

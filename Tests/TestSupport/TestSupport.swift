@@ -1,0 +1,36 @@
+import Courier
+import Foundation
+import Testing
+
+// Helpers shared by the unit and integration test targets.
+
+/// Expects `body` to throw a `CourierError` and returns it.
+public func expectCourierError(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+) async -> CourierError? {
+    do {
+        try await body()
+        Issue.record("expected a CourierError, got success", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as CourierError {
+        return error
+    } catch {
+        Issue.record("expected a CourierError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// A lock-protected box for test bookkeeping. `@unchecked Sendable` is sound: `value` is only
+/// touched inside `withLock`, which holds the lock.
+public final class Box<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
