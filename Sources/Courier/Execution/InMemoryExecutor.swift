@@ -132,7 +132,7 @@ public final class InMemoryExecutor: Executor {
         let url = try request.url()
         recorded.withLock { $0.append(request) }
         let stub = try await handler(request)
-        if let delay = stub.delay { try await Task.sleep(for: delay) }
+        if let delay = stub.delay { try await Task.sleep(for: min(delay, .seconds(Request.maximumInterval))) }
         try Task.checkCancellation()
         switch stub.outcome {
         case .response(var response):

@@ -109,7 +109,7 @@ public struct PaginationStrategy<Value: Sendable>: Sendable {
             let items = count(page.value)
             guard items > 0, items >= pageSize else { return nil }
             let current = page.request.queryValue(parameter).flatMap { Int($0) } ?? 0
-            return page.request.replacingQuery(parameter, with: String(current + items))
+            return try page.request.replacingQuery(parameter, with: Self.sum(current, items, parameter, page.request))
         }
     }
 
@@ -127,8 +127,19 @@ public struct PaginationStrategy<Value: Sendable>: Sendable {
         PaginationStrategy { page in
             guard !isLast(page.value) else { return nil }
             let current = page.request.queryValue(parameter).flatMap { Int($0) } ?? first
-            return page.request.replacingQuery(parameter, with: String(current + 1))
+            return try page.request.replacingQuery(parameter, with: Self.sum(current, 1, parameter, page.request))
         }
+    }
+
+    /// `a + b` as text, or an error naming the parameter when the sum does not fit in an `Int`.
+    private static func sum(_ a: Int, _ b: Int, _ parameter: String, _ request: Request) throws(CourierError) -> String {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard !overflow else {
+            throw CourierError(
+                .invalidRequest([RequestProblem(.invalidQuery, "the next value of \"\(parameter)\" does not fit in an Int")]),
+                request: request)
+        }
+        return String(sum)
     }
 }
 

@@ -146,6 +146,20 @@ struct PaginationTests {
         #expect(executor.requests.map { Self.sentQuery($0, "page") } == ["1", "2", "3"])
     }
 
+    /// A page number or offset at the edge of `Int` ends with a typed error, not a trap.
+    @Test func counterOverflowIsATypedError() async throws {
+        let executor = InMemoryExecutor { _ in .json([User(id: 1, name: "a")]) }
+        for next in [PaginationStrategy<[User]>.pageNumber(), .offset(pageSize: 1)] {
+            let start = users |> query("page", Int.max) |> query("offset", Int.max)
+            let error = await expectCourierError { for try await _ in executor.paginate(start, next: next) {} }
+            guard case .invalidRequest(let problems) = error?.cause else {
+                Issue.record("expected invalidRequest, got \(String(describing: error))")
+                continue
+            }
+            #expect(problems.first?.message.contains("does not fit") == true)
+        }
+    }
+
     // MARK: Ending
 
     @Test func aServerThatNeverStopsHitsTheLimit() async throws {
