@@ -14,8 +14,11 @@ public func method(_ method: HTTPMethod) -> RequestBuilder {
 /// Sets the timeout: how long the transport may wait for data before failing with
 /// ``CourierError/Cause/timedOut``.
 ///
-/// A value that is not a positive, finite number is reported as a
-/// ``RequestProblem/Kind/invalidTimeout`` problem.
+/// Any positive, finite number of seconds works: sub-second values mean what they say (on
+/// Linux, where FoundationNetworking counts whole seconds, ``URLSessionExecutor`` enforces the
+/// exact value itself), and values above ``Request/maximumInterval`` (a year) are clamped to it.
+/// Zero, negative and non-finite values are reported as a ``RequestProblem/Kind/invalidTimeout``
+/// problem.
 /// - Parameter seconds: The timeout in seconds.
 /// - Returns: The builder.
 public func timeout(_ seconds: TimeInterval) -> RequestBuilder {
@@ -43,7 +46,8 @@ public func cachePolicy(_ policy: CachePolicy) -> RequestBuilder {
 ///
 /// ``timeout(_:)`` bounds how long the transport waits for data; a slow server that sends a byte
 /// now and then never trips it. A deadline bounds the whole call.
-/// - Parameter seconds: The deadline in seconds; must be positive and finite.
+/// - Parameter seconds: The deadline in seconds; must be positive and finite. Values above
+///   ``Request/maximumInterval`` (a year) are clamped to it.
 /// - Returns: The builder.
 public func deadline(_ seconds: TimeInterval) -> RequestBuilder {
     { request in
