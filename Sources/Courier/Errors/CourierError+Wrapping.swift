@@ -18,7 +18,10 @@ extension CourierError {
     public static func wrapping(_ error: any Error, request: Request?) -> CourierError {
         switch error {
         case var error as CourierError:
-            if error.request == nil { error.request = request?.redacted() }
+            if error.request == nil, let request {
+                error.request = request.redacted()
+                error.echoGuard = BodyRedactor(request: request)
+            }
             return error
         case is CancellationError:
             return CourierError(.cancelled, request: request)

@@ -64,6 +64,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// A `URLError` (or another error carrying a failing URL) is stored with that URL redacted
     /// as the request is: userinfo and sensitive query values hidden.
     public var underlyingError: (any Error)?
+    /// Hides the original request's secrets if a message echoes them (an error body that quotes
+    /// the token it rejected, a decoder message that names a value). Never printed.
+    var echoGuard: BodyRedactor?
 
     /// Creates an error. The request is redacted before it is stored.
     /// - Parameters:
@@ -76,6 +79,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         underlyingError: (any Error)? = nil
     ) {
         self.cause = cause
+        self.echoGuard = request.map { BodyRedactor(request: $0) }
         self.request = request?.redacted()
         self.response = response
         self.underlyingError = underlyingError.map { Self.redacting($0, with: request?.redaction ?? .standard) }
@@ -137,7 +141,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         case .paginationCycle(let page):
             text = "pagination cycle: page \(page) names an earlier page as the next one"
         }
-        return text
+        return echoGuard?.redact(text) ?? text
     }
 
     /// A one-paragraph explanation with the redacted request line; never contains a secret.

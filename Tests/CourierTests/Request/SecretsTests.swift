@@ -96,6 +96,17 @@ struct SecretsTests {
         #expect((error.underlyingError as? URLError)?.failingURL?.host == "api.test")
     }
 
+    /// An error body that quotes the credential it rejected does not put it in the message.
+    @Test func errorMessagesThatEchoTheRequestAreRedacted() async {
+        let executor = InMemoryExecutor { _ in
+            .status(401, headers: ["Content-Type": "application/json"], body: Data(#"{"code":"auth","message":"token TOKEN-abc123 expired"}"#.utf8))
+        }
+        let error = await expectCourierError { _ = try await executor.send(request |> decode(User.self, error: APIError.self)) }
+        expectNoSecret(error.map { "\($0)" } ?? "")
+        expectNoSecret(error?.localizedDescription ?? "")
+        #expect(error?.errorBody(as: APIError.self)?.message == "token TOKEN-abc123 expired")
+    }
+
     @Test func authRefreshMiddlewareNeverShowsItsCredential() {
         let auth = AuthRefreshMiddleware(origins: ["https://api.test"], credential: "TOKEN-abc123") { _ in "x" }
         expectNoSecret("\(auth)")
