@@ -22,7 +22,7 @@ enum OfflineServer {
             return .status(Int(segments.dropFirst().first ?? "") ?? 400)
         case "response-headers":
             // Like httpbin: every query parameter becomes a response header and a JSON field.
-            let url = try request.url()
+            let url = try request.validatedURL()
             let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
             var fields: [String: String] = [:]
             var headers = HTTPHeaders()
@@ -49,7 +49,7 @@ enum OfflineServer {
             }
         }
         return Echo(
-            method: request.method.rawValue, url: (try? request.url().absoluteString) ?? "", args: args,
+            method: request.method.rawValue, url: (try? request.validatedURL().absoluteString) ?? "", args: args,
             headers: headers(of: request), form: form, json: note)
     }
 

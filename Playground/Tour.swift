@@ -26,7 +26,7 @@ struct Tour {
         let listing = Request.get |> baseURL(base) |> path("anything", "notes") |> query("page", 2)
             |> query("q", "a+b c&d") |> accept(.json) |> bearer("tour-secret-token")
         print(listing.description.split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
-        let url = try listing.url()
+        let url = try listing.validatedURL()
         print("   URL: \(url.absoluteString)")
         try check(!listing.description.contains("tour-secret-token"), "the description hides the bearer token")
         try check(url.absoluteString.hasSuffix("/anything/notes?page=2&q=a%2Bb%20c%26d"), "the query is percent-encoded")
@@ -139,7 +139,7 @@ struct Tour {
             |> query("Link", second) |> decode([String: String].self)
         var pageNumbers: [String] = []
         for try await page in executor.paginate(firstPage, next: .linkHeader(), maxPages: 10) {
-            print("   page \(page.number): \(try page.request.url().absoluteString.prefix(80))")
+            print("   page \(page.number): \(try page.request.validatedURL().absoluteString.prefix(80))")
             pageNumbers.append(page.value["page"] ?? "?")
         }
         try check(pageNumbers == ["1", "2", "3"], "three pages, then the sequence ended")

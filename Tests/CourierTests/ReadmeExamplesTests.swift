@@ -41,7 +41,7 @@ struct ReadmeExamplesTests {
         let upload = .put |> api |> path("avatars", userID) |> body(pngData, contentType: "image/png")
         let keyed = .get |> api |> apiKey(key, in: .query("api_key"))
 
-        #expect(try search.url().absoluteString == "https://api.example.com/v1/users/search?q=a%2Bb%20c&ids=1&ids=2&ids=3")
+        #expect(try search.validatedURL().absoluteString == "https://api.example.com/v1/users/search?q=a%2Bb%20c&ids=1&ids=2&ids=3")
         for request in [search, create, login, upload, keyed] { #expect(request.problems.isEmpty) }
         #expect(!keyed.description.contains("api_key=k"))
     }
@@ -137,7 +137,7 @@ struct ReadmeExamplesTests {
             var nextCursor: String?
         }
         let executor = InMemoryExecutor { request in
-            let after = URLComponents(url: try request.url(), resolvingAgainstBaseURL: false)?.queryItems?.first?.value
+            let after = URLComponents(url: try request.validatedURL(), resolvingAgainstBaseURL: false)?.queryItems?.first?.value
             return after == nil
                 ? .json(Listing(items: [User(id: 1, name: "Ada")], nextCursor: "2"))
                 : .json(Listing(items: [User(id: 2, name: "Bob")], nextCursor: nil))

@@ -24,7 +24,7 @@ let api = "https://api.example.com/v1"
 extension Request {
     /// The rendered URL string, or a description of the failure.
     var renderedURL: String {
-        do { return try url().absoluteString } catch { return "error: \(error)" }
+        do { return try validatedURL().absoluteString } catch { return "error: \(error)" }
     }
 
     /// The problem kinds, in order.

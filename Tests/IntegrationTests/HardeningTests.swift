@@ -173,7 +173,7 @@ struct HardeningTests {
 private struct Watch: Middleware {
     let seen: Box<[String]>
     func intercept(_ request: Request, next: Next) async throws -> Response {
-        seen.withLock { $0.append((try? request.url().absoluteString) ?? "") }
+        seen.withLock { $0.append((try? request.validatedURL().absoluteString) ?? "") }
         return try await next(request)
     }
 }

@@ -129,12 +129,12 @@ struct RecordingAndPaginationTests {
         // /links/5/N is an HTML page linking to the other four; follow "N+1" until there is none.
         let pages = try HTTPBin.request() |> path("links", 5, 0) |> decodeText()
         let next = PaginationStrategy<String>.nextURL { page in
-            let current = Int((try? page.request.url())?.lastPathComponent ?? "") ?? 0
+            let current = Int((try? page.request.validatedURL())?.lastPathComponent ?? "") ?? 0
             return Self.links(in: page.value)[String(current + 1)]
         }
         var visited: [Int] = []
         for try await page in HTTPBin.executor().paginate(pages, next: next) {
-            visited.append(Int(try page.request.url().lastPathComponent) ?? -1)
+            visited.append(Int(try page.request.validatedURL().lastPathComponent) ?? -1)
         }
         #expect(visited == [0, 1, 2, 3, 4])
 

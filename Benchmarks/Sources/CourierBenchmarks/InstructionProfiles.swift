@@ -37,7 +37,7 @@ enum InstructionProfiles {
             |> bearer("t") |> decode([Item].self, decoder: decoder)
         try resource.request.validate()
         var response = Response(status: 200, headers: [.contentType: "application/json"], body: body)
-        response.url = try resource.request.url()
+        response.url = try resource.request.validatedURL()
         return try resource.decode(response)
     }
 

@@ -129,7 +129,7 @@ public final class InMemoryExecutor: Executor {
     ///   failure, or `CancellationError` when cancelled during a delay.
     public func execute(_ request: Request) async throws -> Response {
         // Rendering the URL validates the request, and the response carries it.
-        let url = try request.url()
+        let url = try request.validatedURL()
         recorded.withLock { $0.append(request) }
         let stub = try await handler(request)
         if let delay = stub.delay { try await Task.sleep(for: min(delay, .seconds(Request.maximumInterval))) }

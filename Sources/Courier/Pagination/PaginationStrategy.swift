@@ -181,7 +181,7 @@ extension Request {
     /// when `url` is on another origin than this request.
     func following(_ url: URL) -> Request {
         var next = self
-        let leavesOrigin = (try? self.url()).flatMap(Origin.init) != Origin(url)
+        let leavesOrigin = (try? self.validatedURL()).flatMap(Origin.init) != Origin(url)
         next.baseURL = url
         next.pathSegments = []
         next.queryItems = []

@@ -63,7 +63,7 @@ public final class HARReplayExecutor: Executor {
     ///   cannot be decoded, or ``CourierError/Cause/transport(_:)`` for an entry recorded as a
     ///   failure.
     public func execute(_ request: Request) async throws -> Response {
-        let url = try request.url()
+        let url = try request.validatedURL()
         let key = ExchangeKey(method: request.method.rawValue, url: url.absoluteString)
         let matches = candidates.filter { $0.key.matches(key) && (!matchingBodies || bodyMatches($0.entry, request)) }
         guard !matches.isEmpty else {

@@ -24,12 +24,18 @@ extension Request {
         }
     }
 
+    /// The absolute URL the request is sent to (``baseURL`` plus the percent-encoded path
+    /// segments and query items), or `nil` when the request has ``problems``.
+    ///
+    /// Use ``validatedURL()`` to learn why there is none.
+    public var url: URL? { try? validatedURL() }
+
     /// The absolute URL the request is sent to: ``baseURL`` plus the percent-encoded path segments
     /// and query items.
     /// - Returns: The URL.
     /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
     ///   request has problems.
-    public func url() throws(CourierError) -> URL {
+    public func validatedURL() throws(CourierError) -> URL {
         try validate()
         guard let string = urlString(redacting: nil), let url = URL(string: string) else {
             throw CourierError(
@@ -45,7 +51,7 @@ extension Request {
     /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
     ///   request has problems; nothing is rendered then.
     public func urlRequest() throws(CourierError) -> URLRequest {
-        var request = URLRequest(url: try url())
+        var request = URLRequest(url: try validatedURL())
         // The setter normalises the method through case-insensitive string compares: skip it for
         // the default, GET.
         if method != .get { request.httpMethod = method.rawValue }

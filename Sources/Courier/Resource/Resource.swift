@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ```swift
 /// let users: Resource<[User]> = .get |> baseURL(api) |> path("users") |> decode([User].self)
-/// #expect(try users.request.url().path == "/v1/users")
+/// #expect(try users.request.validatedURL().path == "/v1/users")
 /// let list = try await URLSessionExecutor().send(users)
 /// ```
 public struct Resource<Value>: Sendable {
@@ -71,6 +71,17 @@ public struct Resource<Value>: Sendable {
     public func applying(_ builder: RequestBuilder) -> Resource {
         Resource(request: builder(request), decoder: decoder)
     }
+}
+
+/// Applies a builder to a resource's request, keeping its decoder:
+/// `… |> decode(User.self) |> header("X-Trace", id)` works as if the header came first.
+/// - Parameters:
+///   - resource: The resource.
+///   - builder: The step to apply to its request.
+/// - Returns: The new resource; the same as ``Resource/applying(_:)``.
+@inlinable @_disfavoredOverload
+public func |> <Value>(resource: consuming Resource<Value>, builder: RequestBuilder) -> Resource<Value> {
+    resource.applying(builder)
 }
 
 /// Pairs a request with a decoder: `request |> decode(User.self)` is a `Resource<User>`.

@@ -59,4 +59,19 @@ struct CompositionTests {
         #expect(request.renderedURL == "https://api.test/a/b/c/d?q1=1&q2=two&q3=true&q4=4.5&q5=1&q5=2&q6=six&q7=7")
         #expect(request.headers.count == 12)
     }
+
+    /// A builder after `decode` applies to the resource's request, as if it came first.
+    @Test func buildersApplyToAResourcesRequest() throws {
+        let resource = Request.get |> baseURL(api) |> path("users") |> decode([User].self) |> header("X-Trace", "t1")
+            |> query("page", 2)
+        #expect(resource.request.headers["X-Trace"] == "t1")
+        #expect(resource.request.url?.absoluteString == "\(api)/users?page=2")
+        let value = try resource.decode(Response(status: 200, body: Data("[]".utf8)))
+        #expect(value.isEmpty)
+    }
+
+    @Test func urlPropertyIsNilForAnInvalidRequest() {
+        #expect((Request.get |> baseURL(api) |> path("..")).url == nil)
+        #expect((Request.get |> baseURL(api)).url?.absoluteString == api)
+    }
 }

@@ -55,7 +55,7 @@ struct URLBuilderTests {
 
     @Test func pathSegmentCannotChangeTheHost() throws {
         let request = Request.get |> baseURL("https://api.test") |> path("//evil.test/x")
-        #expect(try request.url().host == "api.test")
+        #expect(try request.validatedURL().host == "api.test")
     }
 
     @Test func urlReplacesBaseURLPathAndQuery() {

@@ -138,7 +138,8 @@ struct InMemoryExecutorTests {
             }
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
-        #expect(Set(results) == Set((0..<200).map(String.init)))
+        let expected: Set<String> = Set((0..<200).map { String($0) })
+        #expect(Set(results) == expected)
         #expect(executor.requests.count == 200)
     }
 

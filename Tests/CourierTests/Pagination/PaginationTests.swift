@@ -8,7 +8,7 @@ struct PaginationTests {
 
     /// The value of a query parameter of the URL as sent, wherever the request holds it.
     private static func sentQuery(_ request: Request, _ name: String) -> String? {
-        guard let url = try? request.url() else { return nil }
+        guard let url = try? request.validatedURL() else { return nil }
         return URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.last { $0.name == name }?.value
     }
 
@@ -70,7 +70,7 @@ struct PaginationTests {
 
     @Test func breakingOutStopsFetching() async throws {
         let executor = InMemoryExecutor { request in
-            .json([User(id: 1, name: "a")], headers: ["Link": "<\(try request.url().absoluteString)x>; rel=next"])
+            .json([User(id: 1, name: "a")], headers: ["Link": "<\(try request.validatedURL().absoluteString)x>; rel=next"])
         }
         var seen = 0
         for try await _ in executor.paginate(users, next: .linkHeader()) {
@@ -82,7 +82,7 @@ struct PaginationTests {
 
     @Test func crossOriginLinkDropsCredentials() async throws {
         let executor = InMemoryExecutor { request in
-            let host = try request.url().host ?? ""
+            let host = try request.validatedURL().host ?? ""
             return host == "api.example.com"
                 ? .json([User(id: 1, name: "a")], headers: ["Link": "<https://cdn.other.test/page2>; rel=next"])
                 : .json([User(id: 2, name: "b")])
@@ -116,7 +116,7 @@ struct PaginationTests {
         let all = try await executor.paginate(listing, next: .cursor("after", from: \.next))
             .values.reduce(into: [User]()) { $0 += $1.users }
         #expect(all == Self.people(1...5))
-        #expect(executor.requests.map { try? $0.url().absoluteString } == [
+        #expect(executor.requests.map { try? $0.validatedURL().absoluteString } == [
             "https://api.example.com/v1/users?limit=2",
             "https://api.example.com/v1/users?limit=2&after=c2",
             "https://api.example.com/v1/users?limit=2&after=c%2B3%26",

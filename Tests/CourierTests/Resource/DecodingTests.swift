@@ -19,7 +19,7 @@ struct DecodingTests {
     @Test func resourceKeepsTheRequestInspectable() throws {
         let resource = request |> decode(User.self)
         #expect(resource.request == request)
-        #expect(try resource.request.url().path == "/v1/users/1")
+        #expect(try resource.request.validatedURL().path == "/v1/users/1")
     }
 
     @Test func decodesJSON() throws {
