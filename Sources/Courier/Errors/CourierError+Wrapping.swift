@@ -95,3 +95,28 @@ extension CourierError {
         }
     }
 }
+
+extension CourierError {
+    /// Any error as a `CourierError`: the same error when it is one, otherwise mapped as
+    /// ``wrapping(_:request:)`` maps transport errors (cancellation, timeouts, `URLError`s).
+    ///
+    /// For a `catch` whose error is `any Error`, for example inside `Task { }`:
+    ///
+    /// ```swift
+    /// Task {
+    ///     do { try await load() } catch {
+    ///         if case .unacceptableStatus(404, _) = CourierError(error).cause { showNotFound() }
+    ///     }
+    /// }
+    /// ```
+    /// - Parameter error: Any error.
+    public init(_ error: any Error) {
+        self = .wrapping(error, request: nil)
+    }
+}
+
+extension Error {
+    /// This error as a ``CourierError``, or `nil` when it is another kind of error:
+    /// `error.courier?.cause` in a `catch` whose error is `any Error`.
+    public var courier: CourierError? { self as? CourierError }
+}

@@ -122,7 +122,12 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "transport failure: \(failure)"
         case .unacceptableStatus(let status, let errorBody):
             text = "unacceptable status \(status)"
-            if let errorBody { text += " (error body: \(errorBody))" }
+            if let errorBody {
+                text += " (error body: \(errorBody))"
+            } else if let body = response?.body, !body.isEmpty {
+                // No decoded error body (none asked for, or it did not decode): show the start.
+                text += "; body starts: \(BodySnippet.make(from: body, redactor: echoGuard ?? .standard).debugDescription)"
+            }
         case .unacceptableContentType(let expected, let received):
             text = "unacceptable content type \(received?.rawValue ?? "none"); expected "
                 + expected.map(\.rawValue).joined(separator: " or ")

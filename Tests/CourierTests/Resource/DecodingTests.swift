@@ -198,4 +198,30 @@ struct DecodingTests {
         #expect(!error.description.contains("secret-token"))
         #expect(!String(reflecting: error).contains("secret-token"))
     }
+
+    /// An error body that does not decode still shows, redacted, in the message.
+    @Test func undecodableErrorBodyKeepsARedactedSnippet() throws {
+        let resource = Request.get |> baseURL(api) |> bearer("TOKEN-abc123") |> decode(User.self, error: APIError.self)
+        let body = Data(#"<html>upstream failed for token TOKEN-abc123, password=hunter2</html>"#.utf8)
+        do {
+            _ = try resource.decode(Response(status: 502, body: body))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.errorBody(as: APIError.self) == nil)
+            #expect(error.description.contains("upstream failed"))
+            #expect(!error.description.contains("TOKEN-abc123"))
+            #expect(!error.description.contains("hunter2"))
+            #expect(error.response?.body == body)
+        }
+    }
+
+    /// `any Error` (a `catch` inside `Task { }`) gets back to the typed error in one step.
+    @Test func anyErrorConvertsBackToCourierError() {
+        let typed = CourierError(.timedOut)
+        let erased: any Error = typed
+        #expect(erased.courier != nil)
+        if case .timedOut = CourierError(erased).cause {} else { Issue.record("lost the cause") }
+        if case .cancelled = CourierError(CancellationError()).cause {} else { Issue.record("cancellation not mapped") }
+        #expect(URLError(.timedOut).courier == nil)
+    }
 }
