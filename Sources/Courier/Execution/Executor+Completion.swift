@@ -1,3 +1,5 @@
+import Foundation
+
 /// A handle that cancels a request started with a completion handler.
 public final class CancellationHandle: Sendable {
     private let state = Locked<(cancelled: Bool, action: (@Sendable () -> Void)?)>((false, nil))
@@ -31,9 +33,11 @@ public final class CancellationHandle: Sendable {
 /// Calls a completion at most once.
 final class CompletionGate<Value: Sendable>: Sendable {
     private let completion: Locked<(@Sendable (Result<Value, CourierError>) -> Void)?>
+    private let queue: DispatchQueue?
 
-    init(_ completion: @escaping @Sendable (Result<Value, CourierError>) -> Void) {
+    init(queue: DispatchQueue? = nil, _ completion: @escaping @Sendable (Result<Value, CourierError>) -> Void) {
         self.completion = Locked(completion)
+        self.queue = queue
     }
 
     func finish(_ result: Result<Value, CourierError>) {
@@ -41,7 +45,8 @@ final class CompletionGate<Value: Sendable>: Sendable {
             defer { completion = nil }
             return completion
         }
-        pending?(result)
+        guard let pending else { return }
+        if let queue { queue.async { pending(result) } } else { pending(result) }
     }
 }
 
@@ -49,17 +54,25 @@ extension Executor {
     /// Sends a resource and calls `completion` with the decoded value or the error, for code that
     /// does not use `async`.
     ///
-    /// `completion` is called exactly once, on an arbitrary thread: with the result, or with
-    /// ``CourierError/Cause/cancelled`` as soon as the returned handle is cancelled.
+    /// `completion` is called exactly once: with the result, or with
+    /// ``CourierError/Cause/cancelled`` as soon as the returned handle is cancelled. It runs on
+    /// `queue` when one is given (`.main` for UI code), otherwise on whatever thread finished the
+    /// work (a cooperative-pool thread, or the thread that called `cancel()`).
+    ///
+    /// ```swift
+    /// executor.send(users, queue: .main) { result in self.show(result) }
+    /// ```
     /// - Parameters:
     ///   - resource: What to fetch and how to decode it.
+    ///   - queue: The queue to call `completion` on; `nil` (the default) for any thread.
     ///   - completion: Called once with the result.
     /// - Returns: A handle that cancels the request.
     @discardableResult
     public func send<Value: Sendable>(
-        _ resource: Resource<Value>, completion: @escaping @Sendable (Result<Value, CourierError>) -> Void
+        _ resource: Resource<Value>, queue: DispatchQueue? = nil,
+        completion: @escaping @Sendable (Result<Value, CourierError>) -> Void
     ) -> CancellationHandle {
-        let gate = CompletionGate(completion)
+        let gate = CompletionGate(queue: queue, completion)
         let handle = CancellationHandle()
         let task = Task {
             do throws(CourierError) {

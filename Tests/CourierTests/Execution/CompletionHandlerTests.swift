@@ -129,4 +129,26 @@ struct CompletionHandlerTests {
             return
         }
     }
+
+    @Test func completionRunsOnTheGivenQueue() async throws {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "courier.tests.completion")
+        queue.setSpecific(key: key, value: "mine")
+        let executor = InMemoryExecutor { _ in .text("hi") }
+        let onQueue: Bool = await withCheckedContinuation { continuation in
+            executor.send(Request.get |> baseURL(api) |> decodeText(), queue: queue) { _ in
+                continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "mine")
+            }
+        }
+        #expect(onQueue)
+        let cancelledOnQueue: Bool = await withCheckedContinuation { continuation in
+            let slow = InMemoryExecutor { _ in .text("late").delayed(by: .seconds(30)) }
+            slow.send(Request.get |> baseURL(api) |> decodeText(), queue: queue) { result in
+                guard case .failure = result else { return continuation.resume(returning: false) }
+                continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "mine")
+            }
+            .cancel()
+        }
+        #expect(cancelledOnQueue)
+    }
 }
