@@ -44,6 +44,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// A replaying executor has no recorded response for the request. The message names
         /// the closest recorded entry and how it differs.
         case noRecordedResponse(String)
+        /// An ``InMemoryExecutor`` has no route for the request (and no fallback). The message
+        /// names the request and the closest route, and how they differ.
+        case noMatchingRoute(String)
         /// A recording (a HAR file) could not be read, written or understood.
         case invalidRecording(String)
         /// Pagination fetched `limit` pages and the server still named a next one.
@@ -139,6 +142,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "the response body exceeded the limit of \(limit) bytes"
         case .noRecordedResponse(let message):
             text = "no recorded response: \(message)"
+        case .noMatchingRoute(let message):
+            text = "no matching route: \(message)"
         case .invalidRecording(let message):
             text = "invalid recording: \(message)"
         case .tooManyPages(let limit):

@@ -79,29 +79,62 @@ public final class InMemoryExecutor: Executor {
         func match(_ method: HTTPMethod, path: String) -> PathParameters? {
             method == self.method ? template.match(path) : nil
         }
+
+        /// Says that nothing matched `request`, naming the closest route and how it differs.
+        static func explainMiss(_ request: Request, path: String, routes: [Route]) -> String {
+            let sent = "\(request.method.rawValue) \(path)"
+            guard !routes.isEmpty else { return "\(sent) matches no route: the route table is empty" }
+            let sentSegments = path.split(separator: "/", omittingEmptySubsequences: false)
+            func score(_ route: Route) -> Int {
+                let written = route.template.description.split(separator: "/", omittingEmptySubsequences: false)
+                var same = zip(written, sentSegments).prefix { $0 == $1 || $0.hasPrefix("{") }.count * 2
+                if written.count == sentSegments.count { same += 1 }
+                if route.method == request.method { same += 3 }
+                if route.template.match(path) != nil { same += 4 }
+                return same
+            }
+            let closest = routes.max { score($0) < score($1) } ?? routes[0]
+            var differences: [String] = []
+            if closest.method != request.method { differences.append("method \(closest.method.rawValue), not \(request.method.rawValue)") }
+            if closest.template.match(path) == nil { differences.append("path \(closest.template.description) does not match \(path)") }
+            return "\(sent) matches no route; the closest is \(closest.method.rawValue) \(closest.template.description) ("
+                + differences.joined(separator: "; ") + ")"
+        }
     }
 
     private let handler: Handler
     private let recorded = Locked<[Request]>([])
+    private let sleep: @Sendable (Duration) async throws -> Void
 
     /// Creates an executor that asks `handler` for each answer.
-    /// - Parameter handler: Produces the stub for a request; an error it throws is thrown as a
-    ///   transport failure.
-    public init(handler: @escaping Handler) {
+    /// - Parameters:
+    ///   - clock: The clock that stub delays (``Stub/delayed(by:)``) wait on; pass a
+    ///     ``ManualClock`` to drive them from a test without sleeping.
+    ///   - handler: Produces the stub for a request; an error it throws is thrown as a transport
+    ///     failure.
+    public init<C: Clock>(clock: C = ContinuousClock(), handler: @escaping Handler) where C.Duration == Duration {
         self.handler = handler
+        self.sleep = { delay in try await clock.sleep(for: min(delay, .seconds(Request.maximumInterval))) }
     }
 
     /// Creates an executor that answers from a route table.
+    ///
+    /// A request that no route matches is a mistake in the test more often than a real 404, so
+    /// by default it fails with ``CourierError/Cause/noMatchingRoute(_:)``, naming the request and
+    /// the closest route. Pass `fallback: .status(404)` to answer such requests instead.
     /// - Parameters:
     ///   - routes: Routes matched by method and path template; the first match wins.
-    ///   - fallback: The answer when no route matches; 404 with an empty body by default.
-    public convenience init(routes: [Route], fallback: Stub = .status(404)) {
-        self.init { request in
+    ///   - fallback: The answer when no route matches; `nil` (the default) throws.
+    ///   - clock: The clock that stub delays wait on.
+    public convenience init<C: Clock>(routes: [Route], fallback: Stub? = nil, clock: C = ContinuousClock())
+    where C.Duration == Duration {
+        self.init(clock: clock) { request in
             let path = request.path  // rendered once, not once per route
             for route in routes {
                 if let parameters = route.match(request.method, path: path) { return try await route.respond(request, parameters) }
             }
-            return fallback
+            if let fallback { return fallback }
+            throw CourierError(.noMatchingRoute(Route.explainMiss(request, path: path, routes: routes)), request: request)
         }
     }
 
@@ -132,7 +165,7 @@ public final class InMemoryExecutor: Executor {
         let url = try request.validatedURL()
         recorded.withLock { $0.append(request) }
         let stub = try await handler(request)
-        if let delay = stub.delay { try await Task.sleep(for: min(delay, .seconds(Request.maximumInterval))) }
+        if let delay = stub.delay { try await sleep(delay) }
         try Task.checkCancellation()
         switch stub.outcome {
         case .response(var response):

@@ -9,7 +9,7 @@
 /// let clock = ManualClock()
 /// let retry = RetryMiddleware(policy: .init(maxAttempts: 3), clock: clock, random: .seeded(1))
 /// let task = Task { try await executor.with(retry).send(resource) }
-/// await clock.waitForSleepers(1)
+/// try await clock.waitForSleepers(1)    // bounded: throws instead of hanging
 /// clock.advance(by: .seconds(1))
 /// ```
 public final class ManualClock: Clock, Sendable {
@@ -101,9 +101,54 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in woken.sorted(by: { $0.deadline < $1.deadline }) { sleeper.continuation.resume() }
     }
 
-    /// Waits (yielding, without sleeping) until at least `count` tasks sleep on this clock.
-    /// - Parameter count: How many sleepers to wait for.
-    public func waitForSleepers(_ count: Int = 1) async {
-        while sleepers < count { await Task.yield() }
+    /// Waits until at least `count` tasks sleep on this clock, for at most `timeout` of real
+    /// time.
+    ///
+    /// A sleeper that never comes is the usual way a clock-driven test goes wrong: the code under
+    /// test finished or gave up instead of sleeping again (a retry policy whose `deadline`, 60 s
+    /// by default, passed when the clock was advanced; attempts used up; an error that is not
+    /// retried). Rather than hang the test run, the wait ends with ``WaitTimeout``, which says how
+    /// many tasks sleep, how many sleeps there were and what the clock reads.
+    /// - Parameters:
+    ///   - count: How many sleepers to wait for.
+    ///   - timeout: The most real time to wait; 5 s by default.
+    /// - Throws: ``WaitTimeout`` when the sleepers do not come in time; `CancellationError` when
+    ///   the waiting task is cancelled.
+    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+        let wall = ContinuousClock()
+        let giveUp = wall.now.advanced(by: timeout)
+        var spins = 0
+        while sleepers < count {
+            try Task.checkCancellation()
+            guard wall.now < giveUp else {
+                let (sleeping, total, now) = state.withLock { ($0.sleepers.count, $0.totalSleeps, $0.now) }
+                throw WaitTimeout(expected: count, sleeping: sleeping, totalSleeps: total, clockReading: now.offset, waited: timeout)
+            }
+            // Yield first (the sleeper is usually a hop away), then back off to a short real sleep.
+            spins += 1
+            if spins < 1000 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(1)) }
+        }
+    }
+
+    /// Thrown by ``waitForSleepers(_:timeout:)`` when the expected sleepers do not come.
+    public struct WaitTimeout: Error, CustomStringConvertible, Sendable {
+        /// How many sleepers the test waited for.
+        public var expected: Int
+        /// How many tasks sleep on the clock now.
+        public var sleeping: Int
+        /// How many sleeps have started since the clock was created.
+        public var totalSleeps: Int
+        /// What the manual clock reads.
+        public var clockReading: Duration
+        /// How long the test waited, in real time.
+        public var waited: Duration
+
+        /// What happened and the likely reasons.
+        public var description: String {
+            "waited \(waited) for \(expected) sleeper(s) on the ManualClock, but \(sleeping) task(s) sleep "
+                + "(\(totalSleeps) sleep(s) so far; the clock reads \(clockReading)). The code under test stopped "
+                + "sleeping: it finished, used up its attempts, or a deadline passed (RetryPolicy.deadline is "
+                + "60 s by default, measured on this clock), so no sleeper will come."
+        }
     }
 }

@@ -20,13 +20,42 @@ struct InMemoryExecutorTests {
         #expect(created.status == 201)
     }
 
-    @Test func unmatchedRouteUsesFallback() async throws {
-        let executor = InMemoryExecutor(routes: [])
+    /// A mistyped route is an error naming the request and the closest route, not a silent 404.
+    @Test func unmatchedRouteIsAnErrorNamingTheClosestRoute() async throws {
+        let executor = InMemoryExecutor(routes: [
+            .init(.get, "/v1/orders", .status(200)),
+            .init(.get, "/v1/users/{id}", .status(200)),
+            .init(.post, "/v1/user", .status(201)),
+        ])
+        let error = await expectCourierError { _ = try await executor.send(Request.get |> baseURL(api) |> path("user")) }
+        guard case .noMatchingRoute(let message) = error?.cause else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("GET /v1/user"))
+        #expect(message.contains("closest is POST /v1/user"))
+        #expect(message.contains("method POST, not GET"))
+        let empty = await expectCourierError { _ = try await InMemoryExecutor(routes: []).send(users) }
+        #expect("\(String(describing: empty))".contains("route table is empty"))
+    }
+
+    @Test func notFoundFallbackIsOptIn() async throws {
+        let executor = InMemoryExecutor(routes: [], fallback: .status(404))
         let error = await expectCourierError { _ = try await executor.send(users) }
         guard case .unacceptableStatus(404, _) = error?.cause else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
+    }
+
+    /// Stub delays run on an injected clock: no real sleeping in tests.
+    @Test func stubDelaysUseTheInjectedClock() async throws {
+        let clock = ManualClock()
+        let executor = InMemoryExecutor(routes: [.init(.get, "/v1/users", .json([User]()).delayed(by: .seconds(30)))], clock: clock)
+        let task = Task { try await executor.send(users) }
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(30))
+        #expect(try await task.value.isEmpty)
     }
 
     @Test func routesMatchTheEncodedPath() async throws {

@@ -120,7 +120,7 @@ struct RetryMiddlewareTests {
             let server = InMemoryExecutor.scripted([.status(503)], then: .text("ok"))
             let executor = server.with(RetryMiddleware(policy: RetryPolicy(), clock: clock, random: .seeded(99)))
             let task = Task { try await executor.send(get) }
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             // Step in 1 ms increments until the sleeper wakes.
             var waited = Duration.zero
             while clock.sleepers > 0 {
@@ -141,7 +141,7 @@ struct RetryMiddlewareTests {
         let server = InMemoryExecutor.scripted([.status(429, headers: [.retryAfter: "2"])], then: .text("ok"))
         let executor = server.with(retry(clock: clock))
         let task = Task { try await executor.send(get) }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(1999))
         #expect(clock.sleepers == 1)
         clock.advance(by: .milliseconds(1))
@@ -155,7 +155,7 @@ struct RetryMiddlewareTests {
             [.status(503, headers: [.retryAfter: "Sun, 06 Nov 1994 08:49:40 GMT"])], then: .text("ok"))
         let executor = server.with(retry(clock: clock, now: now))
         let task = Task { try await executor.send(get) }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(2999))
         #expect(clock.sleepers == 1)
         clock.advance(by: .milliseconds(1))
@@ -198,7 +198,7 @@ struct RetryMiddlewareTests {
         let server = InMemoryExecutor.scripted([], then: .status(503))
         let executor = server.with(retry(clock: clock))
         let task = Task { try await executor.send(get) }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleepers(1)
         task.cancel()
         let result = await task.result
         guard case .failure(let error as CourierError) = result, case .cancelled = error.cause else {

@@ -73,7 +73,7 @@ struct TestingKitTests {
         let task = Task { try await executor.send(users) }
         // Each backoff (jittered below its ceiling) ends when the manual clock passes it.
         for _ in 1...2 {
-            await clock.waitForSleepers(1)
+            try await clock.waitForSleepers(1)
             clock.advance(by: .seconds(4))
         }
         #expect(try await task.value == [User(id: 1, name: "Ada")])
@@ -141,6 +141,25 @@ struct TestingKitTests {
         let b = RandomSource.seeded(42)
         #expect((0..<5).map { _ in a.next() } == (0..<5).map { _ in b.next() })
         #expect((0..<100).allSatisfy { _ in (0..<1).contains(a.fraction()) })
+    }
+
+    /// A sleeper that never comes ends the wait with an explanation instead of hanging the run.
+    @Test func waitingForASleeperThatNeverComesThrows() async throws {
+        let clock = ManualClock()
+        let retry = RetryMiddleware(policy: RetryPolicy(maxAttempts: 5), clock: clock, random: .seeded(1))
+        let executor = InMemoryExecutor.scripted([.status(503)], then: .status(503)).with(retry)
+        let task = Task { try await executor.send(Request.get |> baseURL(api)) }
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(60))  // past RetryPolicy's default 60 s deadline: retries end
+        _ = try? await task.value
+        do {
+            try await clock.waitForSleepers(1, timeout: .milliseconds(200))
+            Issue.record("expected a timeout")
+        } catch let timeout as ManualClock.WaitTimeout {
+            #expect(timeout.sleeping == 0)
+            #expect(timeout.totalSleeps >= 1)
+            #expect(timeout.description.contains("deadline"))
+        }
     }
 }
 
