@@ -357,11 +357,14 @@ public struct URITemplate: Sendable, Hashable, CustomStringConvertible {
         ("0"..."9").contains(scalar) || ("a"..."f").contains(scalar) || ("A"..."F").contains(scalar)
     }
 
-    /// RFC 6570 §2.1 `literals`: any character except controls, space, `"`, `'`, `%` (outside an
-    /// escape), `<`, `>`, `\`, `^`, `` ` ``, `{`, `|` and `}`.
+    /// Literal characters: RFC 6570 §2.1 `literals` plus `'`. The ABNF leaves `'` out, but it is a
+    /// URI sub-delimiter, and §3.1 says a literal that is allowed anywhere in a URI is copied as it
+    /// is; the public uritemplate-test suite expects `'{var}'` to give `'value'`. Every other
+    /// character the ABNF leaves out (controls, space, `"`, `%` outside an escape, `<`, `>`, `\`,
+    /// `^`, `` ` ``, `{`, `|`, `}`) is not a URI character at all and is refused.
     private static func isLiteral(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x20, 0x7F, 0x22, 0x25, 0x27, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D: false
+        case 0x00...0x20, 0x7F, 0x22, 0x25, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D: false
         case 0x80...0x9F: false
         default: true
         }

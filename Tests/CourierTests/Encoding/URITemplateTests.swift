@@ -165,6 +165,16 @@ struct URITemplateTests {
         #expect(throws: URITemplate.Error.self) { try parsed.expand(Self.variables) }
     }
 
+    /// `'` is a URI sub-delimiter, copied as it is (RFC 6570 §3.1), as the public uritemplate-test
+    /// suite expects; every literal URI character (unreserved, reserved, `%XX`) is copied too.
+    @Test(arguments: [
+        ("'{var}'", "'value'"), ("{+var}'s", "value's"), ("/it's/{var}", "/it's/value"),
+        ("!$&()*+,;=:@/?#[]-._~", "!$&()*+,;=:@/?#[]-._~"),
+    ])
+    func uriCharactersInLiteralsAreCopied(template: String, expected: String) throws {
+        #expect(try URITemplate(template).expand(Self.variables) == expected)
+    }
+
     @Test func colonInALiteralIsAllowedByTheGrammar() throws {
         // RFC 6570 §2.1 allows ":" (%x28-3B) in literals.
         #expect(try URITemplate("/vars/:var").expand([:]) == "/vars/:var")
