@@ -59,13 +59,26 @@ public func form(_ pairs: KeyValuePairs<String, String>, encoder: FormEncoder = 
 /// // body: name=Ada&tags%5B%5D=x
 /// ```
 ///
-/// An encoding failure is recorded as a ``RequestProblem/Kind/bodyEncodingFailed`` problem.
+/// The value is encoded when this builder is created; its strategies (arrays, booleans, dates,
+/// keys, spaces) are applied when the builder runs: `encoder` when given, else the request's
+/// (``encodingDefaults(query:form:)``), else ``FormEncoder``'s defaults. An encoding failure is
+/// recorded as a ``RequestProblem/Kind/bodyEncodingFailed`` problem.
 /// - Parameters:
 ///   - value: A struct or dictionary to encode.
-///   - encoder: The array, bool, date, key and space strategies.
+///   - encoder: The array, bool, date, key and space strategies; `nil` for the request's default.
 /// - Returns: The builder.
-public func form(encoding value: some Encodable, encoder: FormEncoder = FormEncoder()) -> RequestBuilder {
-    bodyBuilder(contentType: .formURLEncoded) { try encoder.encode(value) }
+public func form(encoding value: some Encodable, encoder: FormEncoder? = nil) -> RequestBuilder {
+    let tree: FormTree
+    do {
+        tree = try FormEncoder.tree(for: value)
+    } catch {
+        // Reported exactly as any other body that fails to encode.
+        return bodyBuilder(contentType: .formURLEncoded) { throw error }
+    }
+    return { request in
+        let strategy = encoder ?? request.encodingDefaults.form ?? FormEncoder()
+        return body(strategy.encode(pairs: strategy.pairs(for: tree)), contentType: .formURLEncoded)(request)
+    }
 }
 
 /// Runs `encode` now and returns a builder that sets the bytes, or records why encoding failed.

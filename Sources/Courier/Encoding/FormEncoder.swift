@@ -9,45 +9,38 @@ import Foundation
 /// `Encodable` values keep the order their `encode(to:)` writes fields in. Nested containers are
 /// flattened (`a[b]=1`), arrays follow ``arrayEncoding``, dates ``dateEncoding``, keys
 /// ``keyEncoding``, and `nil` values are left out.
-public struct FormEncoder: Sendable {
-    /// How array elements are named.
-    public enum ArrayEncoding: Sendable, Hashable {
-        /// `tags[]=a&tags[]=b` (Rails, PHP).
-        case brackets
-        /// `tags=a&tags=b`.
-        case noBrackets
-        /// `tags[0]=a&tags[1]=b`.
-        case indexed
-    }
-
-    /// How booleans are written.
-    public enum BoolEncoding: Sendable, Hashable {
-        /// `true` / `false`.
-        case literal
-        /// `1` / `0`.
-        case numeric
-    }
-
-    /// How dates are written.
-    public enum DateEncoding: Sendable {
-        /// ISO 8601, for example `2026-11-22T07:00:00Z`.
-        case iso8601
-        /// Whole or fractional seconds since 1970.
-        case secondsSince1970
-        /// Milliseconds since 1970.
-        case millisecondsSince1970
-        /// A custom text form.
-        case custom(@Sendable (Date) -> String)
-    }
+public struct FormEncoder: Sendable, Hashable {
+    /// How list elements are named: the strategy queries share (``Courier/ArrayEncoding``).
+    public typealias ArrayEncoding = Courier.ArrayEncoding
+    /// How booleans are written (``Courier/BoolEncoding``).
+    public typealias BoolEncoding = Courier.BoolEncoding
+    /// How dates are written (``Courier/DateEncoding``).
+    public typealias DateEncoding = Courier.DateEncoding
 
     /// How keys are written.
-    public enum KeyEncoding: Sendable {
+    public enum KeyEncoding: Sendable, Hashable {
         /// As declared by the type's coding keys.
         case useDefaultKeys
         /// `userName` becomes `user_name`.
         case convertToSnakeCase
         /// A custom transform of each key.
         case custom(@Sendable (String) -> String)
+
+        /// Two custom transforms compare equal: closures cannot be compared.
+        public static func == (lhs: KeyEncoding, rhs: KeyEncoding) -> Bool {
+            switch (lhs, rhs) {
+            case (.useDefaultKeys, .useDefaultKeys), (.convertToSnakeCase, .convertToSnakeCase), (.custom, .custom): true
+            default: false
+            }
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .useDefaultKeys: hasher.combine(0)
+            case .convertToSnakeCase: hasher.combine(1)
+            case .custom: hasher.combine(2)
+            }
+        }
     }
 
     /// How spaces are written.
@@ -116,17 +109,29 @@ public struct FormEncoder: Sendable {
     /// - Returns: The pairs, in the order the value encoded them.
     /// - Throws: As ``encode(_:)``.
     public func pairs(for value: some Encodable) throws -> [(String, String)] {
+        pairs(for: try Self.tree(for: value))
+    }
+
+    /// Encodes `value` into a tree that no strategy has touched yet.
+    /// - Throws: ``RequestProblem`` when the value is not keyed fields, or the value's error.
+    static func tree(for value: some Encodable) throws -> FormTree {
         let root = FormNode()
-        try FormValueEncoder.encode(value, into: root, options: self, path: [])
+        try FormValueEncoder.encode(value, into: root, options: FormEncoder(), path: [])
         guard root.kind == .object else {
             throw RequestProblem(.bodyEncodingFailed, "a form body must encode as keyed fields, not a single value or list")
         }
+        return root.tree
+    }
+
+    /// The fields of an encoded tree under this encoder's strategies.
+    func pairs(for tree: FormTree) -> [(String, String)] {
         var pairs: [(String, String)] = []
-        for (key, member) in root.members { flatten(member, name: key, into: &pairs) }
+        if case .object(let members) = tree {
+            for (key, member) in members { flatten(member, name: name(for: key), into: &pairs) }
+        }
         return pairs
     }
 
-    /// The field name for a coding key, after the key strategy.
     func name(for key: String) -> String {
         switch keyEncoding {
         case .useDefaultKeys: key
@@ -136,21 +141,8 @@ public struct FormEncoder: Sendable {
     }
 
     /// The text for a date, after the date strategy.
-    func text(for date: Date) -> String {
-        switch dateEncoding {
-        case .iso8601: date.formatted(.iso8601)
-        case .secondsSince1970: FormEncoder.number(date.timeIntervalSince1970)
-        case .millisecondsSince1970: FormEncoder.number((date.timeIntervalSince1970 * 1000).rounded())
-        case .custom(let format): format(date)
-        }
-    }
+    func text(for date: Date) -> String { dateEncoding.text(for: date) }
 
-    private static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
-
-    /// `userID` → `user_id`, `URLString` → `url_string`: a word starts at an upper-case letter
-    /// that follows a lower-case one, or that precedes a lower-case one after an upper-case run.
     static func snakeCased(_ key: String) -> String {
         let characters = Array(key)
         var output = ""
@@ -167,25 +159,32 @@ public struct FormEncoder: Sendable {
         return output
     }
 
-    private func flatten(_ node: FormNode, name: String, into pairs: inout [(String, String)]) {
-        switch node.kind {
-        case .unset, .null: break
-        case .bool:
-            pairs.append((name, boolEncoding == .numeric ? (node.flag ? "1" : "0") : (node.flag ? "true" : "false")))
-        case .scalar:
-            pairs.append((name, node.scalar))
-        case .list:
-            for (index, element) in node.list.enumerated() {
+    private func flatten(_ node: FormTree, name: String, into pairs: inout [(String, String)]) {
+        switch node {
+        case .null: break
+        case .bool(let flag): pairs.append((name, boolEncoding.text(for: flag)))
+        case .scalar(let text): pairs.append((name, text))
+        case .date(let date): pairs.append((name, dateEncoding.text(for: date)))
+        case .list(let elements):
+            if arrayEncoding == .comma {
+                var texts: [(String, String)] = []
+                for element in elements { flatten(element, name: name, into: &texts) }
+                if !texts.isEmpty {
+                    pairs.append((name, texts.map(\.1).joined(separator: ",")))
+                }
+                return
+            }
+            for (index, element) in elements.enumerated() {
                 let elementName: String
                 switch arrayEncoding {
                 case .brackets: elementName = name + "[]"
-                case .noBrackets: elementName = name
+                case .noBrackets, .comma: elementName = name
                 case .indexed: elementName = name + "[\(index)]"
                 }
                 flatten(element, name: elementName, into: &pairs)
             }
-        case .object:
-            for (key, member) in node.members { flatten(member, name: name + "[" + key + "]", into: &pairs) }
+        case .object(let members):
+            for (key, member) in members { flatten(member, name: name + "[" + self.name(for: key) + "]", into: &pairs) }
         }
     }
 

@@ -2,17 +2,42 @@ import Foundation
 
 /// The tree a form body is flattened from, in the order the value encoded it.
 final class FormNode {
-    enum Kind { case unset, null, bool, scalar, list, object }
+    enum Kind { case unset, null, bool, scalar, date, list, object }
 
     var kind: Kind = .unset
     var flag = false
     var scalar = ""
+    var date = Date(timeIntervalSince1970: 0)
     var list: [FormNode] = []
     var members: [(String, FormNode)] = []
+
+    /// An immutable copy, safe to keep in a builder and flatten later with any strategies.
+    var tree: FormTree {
+        switch kind {
+        case .unset, .null: .null
+        case .bool: .bool(flag)
+        case .scalar: .scalar(scalar)
+        case .date: .date(date)
+        case .list: .list(list.map(\.tree))
+        case .object: .object(members.map { ($0.0, $0.1.tree) })
+        }
+    }
 }
 
-/// An `Encoder` that records a value as a ``FormNode`` tree, applying ``FormEncoder``'s date and
-/// key strategies on the way. Field order is the order `encode(to:)` writes them in.
+/// A value encoded for a form, before any strategy is applied: keys as declared, dates as
+/// dates, booleans as booleans. ``FormEncoder`` turns it into fields.
+indirect enum FormTree: Sendable {
+    case null
+    case bool(Bool)
+    case scalar(String)
+    case date(Date)
+    case list([FormTree])
+    case object([(String, FormTree)])
+}
+
+/// An `Encoder` that records a value as a ``FormNode`` tree; ``FormEncoder`` applies its key,
+/// date, bool and array strategies when it flattens the tree. Field order is the order
+/// `encode(to:)` writes them in.
 struct FormValueEncoder: Encoder {
     let node: FormNode
     let options: FormEncoder
@@ -45,8 +70,8 @@ struct FormValueEncoder: Encoder {
     {
         switch value {
         case let date as Date:
-            node.kind = .scalar
-            node.scalar = options.text(for: date)
+            node.kind = .date
+            node.date = date
         case let url as URL:
             node.kind = .scalar
             node.scalar = url.absoluteString
@@ -71,7 +96,7 @@ struct FormValueEncoder: Encoder {
 
         private func add(_ key: Key) -> FormNode {
             let node = FormNode()
-            encoder.node.members.append((encoder.options.name(for: key.stringValue), node))
+            encoder.node.members.append((key.stringValue, node))
             return node
         }
 

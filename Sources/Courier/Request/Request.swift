@@ -42,6 +42,9 @@ public struct Request: Sendable, Hashable {
     public var allowsRetry: Bool?
     /// What descriptions, logs and errors must hide.
     public var redaction: Redaction
+    /// How later query and form builders write lists, booleans and dates when they are not
+    /// given a strategy of their own; see ``encodingDefaults(query:form:)``.
+    public var encodingDefaults: EncodingDefaults
     /// Whether retry middleware may send this request again: ``allowsRetry`` when set, otherwise
     /// whether the method is idempotent.
     public var isRetryable: Bool { allowsRetry ?? method.isIdempotent }
@@ -65,6 +68,7 @@ public struct Request: Sendable, Hashable {
         self.deadline = nil
         self.allowsRetry = nil
         self.redaction = Redaction()
+        self.encodingDefaults = EncodingDefaults()
         self.recordedProblems = []
     }
 
@@ -89,4 +93,18 @@ public struct Request: Sendable, Hashable {
     public static var head: Request { Request(method: .head) }
     /// An `OPTIONS` request with no URL yet.
     public static var options: Request { Request(method: .options) }
+}
+
+/// The query and form strategies a request's later builders use by default.
+public struct EncodingDefaults: Sendable, Hashable {
+    /// For `query` builders; `nil` for ``QueryEncoding``'s defaults.
+    public var query: QueryEncoding?
+    /// For `form(encoding:)` builders; `nil` for ``FormEncoder``'s defaults.
+    public var form: FormEncoder?
+
+    /// No defaults set.
+    public init(query: QueryEncoding? = nil, form: FormEncoder? = nil) {
+        self.query = query
+        self.form = form
+    }
 }
