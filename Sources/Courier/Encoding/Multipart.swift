@@ -42,6 +42,15 @@ public struct MultipartPart: Sendable, Hashable {
         MultipartPart(name: name, content: .data(Data(value.utf8)))
     }
 
+    /// A text field: the same as ``text(_:_:)``, under the name HTML forms use.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - value: The text.
+    /// - Returns: The part.
+    public static func field(_ name: String, _ value: String) -> MultipartPart {
+        text(name, value)
+    }
+
     /// A part with bytes from memory.
     /// - Parameters:
     ///   - name: The field name.
@@ -66,6 +75,20 @@ public struct MultipartPart: Sendable, Hashable {
         _ name: String, at url: URL, filename: String? = nil, contentType: MediaType? = .octetStream
     ) -> MultipartPart {
         MultipartPart(name: name, filename: filename ?? url.lastPathComponent, contentType: contentType, content: .file(url))
+    }
+
+    /// A part read from a file: the same as ``file(_:at:filename:contentType:)``, written
+    /// without the `at:` label.
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - url: A file URL.
+    ///   - filename: The filename; the URL's last path component by default.
+    ///   - contentType: The media type; `application/octet-stream` by default.
+    /// - Returns: The part.
+    public static func file(
+        _ name: String, _ url: URL, filename: String? = nil, contentType: MediaType? = .octetStream
+    ) -> MultipartPart {
+        file(name, at: url, filename: filename, contentType: contentType)
     }
 }
 

@@ -97,4 +97,14 @@ struct MultipartTests {
         let body = try #require(request.body)
         #expect(body.count > size && body.count < size + 512)
     }
+
+    /// The names new users guess compile and mean the same parts.
+    @Test func guessedPartNamesWork() throws {
+        let url = URL(fileURLWithPath: "/tmp/courier-guess.txt")
+        #expect(MultipartPart.field("a", "b").content == MultipartPart.text("a", "b").content)
+        let guessed = MultipartPart.file("doc", url, contentType: "text/plain")
+        #expect(guessed.filename == "courier-guess.txt")
+        #expect(guessed.contentType == "text/plain")
+        #expect(guessed.content == .file(url))
+    }
 }
