@@ -1,0 +1,52 @@
+// What the README's and the DocC articles' snippets assume a reader already has: a model, a token,
+// an executor, a logger. Only declarations: scripts/check-snippets compiles each snippet as the
+// body of a function with these in scope.
+import Courier
+import Foundation
+
+struct User: Codable, Hashable, Sendable {
+    var id: Int
+    var name: String
+}
+
+struct APIError: Codable, Error, Sendable {
+    var message: String
+}
+
+struct Draft: Decodable, Sendable {}
+
+/// A page of a cursor-paginated listing.
+struct Listing: Decodable, Sendable {
+    var items: [User]
+    var nextCursor: String?
+}
+
+struct Logger: Sendable {
+    func debug(_ message: String) {}
+}
+
+struct TokenStore: Sendable {
+    func refresh() async throws -> String { "new-token" }
+}
+
+let token = "token"
+let password = "password"
+let key = "key"
+let userID = 42
+let nextCursor: String? = nil
+let newUser = User(id: 1, name: "Ada")
+let pngData = Data()
+let fixtureURL = URL(fileURLWithPath: "/tmp/fixture.har")
+let photoURL = URL(fileURLWithPath: "/tmp/photo.jpg")
+let logger = Logger()
+let tokens = TokenStore()
+let api: RequestBuilder = baseURL("https://api.example.com/v1")
+let executor = InMemoryExecutor { _ in .status(204) }
+let users: Resource<[User]> = .get |> api |> path("users") |> decode([User].self)
+let listing: Resource<Listing> = .get |> api |> path("users") |> decode(Listing.self)
+let withErrors = .get |> api |> path("users", 42) |> decode(User.self, error: APIError.self)
+
+func show(_ value: Any) {}
+func showNotFound() {}
+func showOffline() {}
+func report(_ error: any Error) {}
