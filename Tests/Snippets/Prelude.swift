@@ -44,6 +44,7 @@ let api: RequestBuilder = baseURL("https://api.example.com/v1")
 let executor = InMemoryExecutor { _ in .status(204) }
 let users: Resource<[User]> = .get |> api |> path("users") |> decode([User].self)
 let listing: Resource<Listing> = .get |> api |> path("users") |> decode(Listing.self)
+let user = .get |> api |> path("users", 42) |> decode(User.self)
 let withErrors = .get |> api |> path("users", 42) |> decode(User.self, error: APIError.self)
 
 func show(_ value: Any) {}
