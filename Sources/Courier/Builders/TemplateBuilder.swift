@@ -8,7 +8,7 @@
 /// ```
 ///
 /// The expansion must be a path (starting with `/`, or empty) with an optional query. Its path
-/// segments and query items are decoded and stored like those of ``path(_:)`` and ``query(_:_:)``,
+/// segments and query items are decoded and stored like those of ``path(_:)`` and ``query(_:_:encoding:)``,
 /// so the usual checks apply: a value can never add a segment (`/` inside a simple `{var}` stays
 /// `%2F`), and a `.` or `..` segment is a problem. A malformed template, a prefix modifier on a
 /// list, a fragment or an expansion that is not a path is recorded as a
