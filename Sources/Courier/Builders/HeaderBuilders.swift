@@ -15,7 +15,10 @@ public func header(_ name: HeaderName, _ value: String, sensitive: Bool = false)
     { request in
         var request = request
         request.headers.set(name, value)
-        if sensitive { request.redaction.headers.insert(name) }
+        if sensitive {
+            request.redaction.headers.insert(name)
+            request.headers.markSensitive(name)
+        }
         return request
     }
 }

@@ -73,7 +73,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         complete: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> @Sendable () -> Void {
         let chain = RedirectPolicy.Chain(
-            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest, redaction: request.redaction)
+            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
+            redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
         let exchange = Exchange(chain: chain, complete: complete)
         launch(urlRequest, for: exchange, on: session)
         if request.needsExactTimeoutWatchdog, let timeout = request.effectiveTimeout {

@@ -186,7 +186,7 @@ extension Request {
         next.pathSegments = []
         next.queryItems = []
         if leavesOrigin {
-            for field in headers where redaction.isSensitive(header: field.name) { next.headers.remove(field.name) }
+            for field in headers where redaction.isSensitive(header: field.name) || headers.sensitiveNames.contains(field.name) { next.headers.remove(field.name) }
         }
         return next
     }

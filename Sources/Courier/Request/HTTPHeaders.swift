@@ -32,6 +32,11 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// The fields in the order they were added.
     public private(set) var fields: [Field]
 
+    /// Names whose values descriptions and mirrors hide, on top of the standard sensitive names
+    /// (see ``Redaction``). ``header(_:_:sensitive:)`` and ``apiKey(_:in:)`` add to it. Not part
+    /// of equality: two collections with the same fields are equal.
+    public private(set) var sensitiveNames: Set<HeaderName> = []
+
     /// Creates an empty collection.
     public init() { fields = [] }
 
@@ -43,6 +48,20 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// - Parameter elements: Name and value pairs.
     public init(dictionaryLiteral elements: (HeaderName, String)...) {
         fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// Marks `name` as sensitive, so that printing these headers hides its value.
+    /// - Parameter name: The header name, in any letter case.
+    public mutating func markSensitive(_ name: HeaderName) {
+        sensitiveNames.insert(name)
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
+
+    /// The field as shown: the value hidden when the name is sensitive.
+    private func shown(_ field: Field) -> String {
+        sensitiveNames.contains(field.name) ? "\(field.name.rawValue): \(Redaction.placeholder)" : field.description
     }
 
     public var startIndex: Int { fields.startIndex }
@@ -123,7 +142,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// cookies, tokens: see ``Redaction``) replaced by `<redacted>`. Read values with the
     /// subscript or ``values(for:)``.
     public var description: String {
-        fields.map(\.description).joined(separator: "\n")
+        fields.map(shown).joined(separator: "\n")
     }
 
     /// The same as ``description``: secrets stay hidden in debug output too.
@@ -132,7 +151,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     /// The fields as `Name: value` strings, secrets redacted, so that `dump` and debuggers do not
     /// show credentials.
     public var customMirror: Mirror {
-        Mirror(self, unlabeledChildren: fields.map(\.description), displayStyle: .collection)
+        Mirror(self, unlabeledChildren: fields.map(shown), displayStyle: .collection)
     }
 }
 

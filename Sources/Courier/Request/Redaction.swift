@@ -88,7 +88,13 @@ public struct Redaction: Sendable, Hashable {
     /// - Parameter headers: The headers, of a request or a response.
     /// - Returns: The redacted headers.
     public func redacting(_ headers: HTTPHeaders) -> HTTPHeaders {
-        HTTPHeaders(headers.map { isSensitive(header: $0.name) ? HTTPHeaders.Field(name: $0.name, value: Self.placeholder) : $0 })
+        var redacted = HTTPHeaders(
+            headers.map {
+                isSensitive(header: $0.name) || headers.sensitiveNames.contains($0.name)
+                    ? HTTPHeaders.Field(name: $0.name, value: Self.placeholder) : $0
+            })
+        for name in headers.sensitiveNames { redacted.markSensitive(name) }
+        return redacted
     }
 
     /// Adds a sensitive query name.

@@ -31,7 +31,8 @@ extension Request {
         parts.append(Self.shellQuoted(urlString(redacting: policy) ?? "(no URL)"))
         var lines = [parts.joined(separator: " ")]
         for field in headers {
-            let value = policy?.isSensitive(header: field.name) == true ? Redaction.placeholder : field.value
+            let hidden = policy.map { $0.isSensitive(header: field.name) || headers.sensitiveNames.contains(field.name) } ?? false
+            let value = hidden ? Redaction.placeholder : field.value
             lines.append("-H " + Self.shellQuoted("\(field.name.rawValue): \(value)"))
         }
         if let body, !body.isEmpty {

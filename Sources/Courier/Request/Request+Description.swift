@@ -19,7 +19,9 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible, Custom
             lines.append("Host: \(host)\(port)")
         }
         for field in headers {
-            let value = redaction.isSensitive(header: field.name) ? Redaction.placeholder : field.value
+            let value =
+                redaction.isSensitive(header: field.name) || headers.sensitiveNames.contains(field.name)
+                ? Redaction.placeholder : field.value
             lines.append("\(field.name.rawValue): \(value)")
         }
         if let body {

@@ -271,7 +271,7 @@ extension Request {
     func secretValues(extra: Redaction = Redaction()) -> [String] {
         let policy = redaction.merging(extra)
         var values: [String] = []
-        for field in headers where policy.isSensitive(header: field.name) {
+        for field in headers where policy.isSensitive(header: field.name) || headers.sensitiveNames.contains(field.name) {
             values.append(field.value)
             let parts = field.value.split(separator: " ", maxSplits: 1)
             if parts.count == 2 { values.append(String(parts[1]).trimmingCharacters(in: .whitespaces)) }
