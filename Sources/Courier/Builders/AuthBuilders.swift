@@ -51,7 +51,9 @@ public func apiKey(_ key: String, in location: APIKeyLocation = .header("X-API-K
     case .query(let name):
         return { request in
             var request = request
-            request.queryItems.append(QueryItem(name: name, value: key))
+            var item = QueryItem(name: name, value: key)
+            item.isSensitive = true
+            request.queryItems.append(item)
             request.redaction.insert(queryName: name)
             return request
         }

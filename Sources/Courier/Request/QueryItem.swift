@@ -16,6 +16,9 @@ public struct QueryItem: Sendable, Hashable {
     public var value: String?
     /// Whether ``name`` and ``value`` are already percent-encoded and are sent as they are.
     public var isPercentEncoded: Bool
+    /// Whether descriptions and mirrors hide the value even though the name is not a standard
+    /// sensitive one (``apiKey(_:in:)`` sets it). Not part of equality.
+    public var isSensitive = false
 
     /// Creates a query item from unencoded text.
     /// - Parameters:
@@ -53,7 +56,7 @@ extension QueryItem: CustomStringConvertible, CustomDebugStringConvertible, Cust
     /// `name=value`, with the value of a sensitive name (see ``Redaction``) hidden.
     public var description: String {
         guard let value else { return name }
-        return "\(name)=\(Redaction.standard.isSensitive(queryName: decodedName) ? Redaction.placeholder : value)"
+        return "\(name)=\(hidesValue ? Redaction.placeholder : value)"
     }
 
     /// The same as ``description``.
@@ -61,7 +64,19 @@ extension QueryItem: CustomStringConvertible, CustomDebugStringConvertible, Cust
 
     /// The name and the (redacted) value.
     public var customMirror: Mirror {
-        let shown = value.map { Redaction.standard.isSensitive(queryName: decodedName) ? Redaction.placeholder : $0 }
+        let shown = value.map { hidesValue ? Redaction.placeholder : $0 }
         return Mirror(self, children: ["name": name, "value": shown as Any, "isPercentEncoded": isPercentEncoded])
+    }
+
+    private var hidesValue: Bool { isSensitive || Redaction.standard.isSensitive(queryName: decodedName) }
+
+    public static func == (lhs: QueryItem, rhs: QueryItem) -> Bool {
+        lhs.name == rhs.name && lhs.value == rhs.value && lhs.isPercentEncoded == rhs.isPercentEncoded
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(value)
+        hasher.combine(isPercentEncoded)
     }
 }

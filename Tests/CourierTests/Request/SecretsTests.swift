@@ -66,6 +66,10 @@ struct SecretsTests {
         direct.add("X-Internal", "CUSTOM-x1y2")
         direct.markSensitive("x-internal")
         expectNoSecret("\(direct)")
+        let queried = Request.get |> url("https://api.test/") |> apiKey("KEY-9f8e7d", in: .query("k"))
+        expectNoSecret(dumped(queried.queryItems))
+        expectNoSecret("\(queried.queryItems)")
+        expectNoSecret(queried.description)
         #expect(marked.headers["X-Internal"] == "CUSTOM-x1y2")
         #expect(marked.headers == ["X-Internal": "CUSTOM-x1y2", "X-Plain": "KEY-9f8e7d"])
     }
