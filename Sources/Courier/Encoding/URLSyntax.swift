@@ -73,7 +73,12 @@ enum URLSyntax {
     /// with characters other than ASCII letters, digits, `-`, `.`, `_` and `~` (or an IPv6
     /// literal in brackets), including percent-escapes and non-ASCII characters.
     static func defect(inAbsoluteURL string: String) -> String? {
-        let bytes = Array(string.utf8)
+        var string = string
+        // withUTF8 reads a native string in place: no copy on the builder's path.
+        return string.withUTF8 { defect(inAbsoluteURLBytes: $0) }
+    }
+
+    private static func defect(inAbsoluteURLBytes bytes: UnsafeBufferPointer<UInt8>) -> String? {
         for (offset, byte) in bytes.enumerated() {
             switch byte {
             case 0x00...0x20, 0x7F:
@@ -91,7 +96,7 @@ enum URLSyntax {
             bytes[start...].firstIndex {
                 $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
             } ?? bytes.endIndex
-        return defect(inAuthority: bytes[start..<end])
+        return defect(inAuthority: ArraySlice(bytes[start..<end]))
     }
 
     /// Why an authority (`userinfo@host:port`) is ambiguous, or `nil`.

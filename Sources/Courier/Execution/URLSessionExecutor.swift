@@ -92,14 +92,17 @@ extension Response {
     ///   - http: The HTTP response.
     ///   - body: The body bytes.
     public init(http: HTTPURLResponse, body: Data) {
-        var headers = HTTPHeaders()
-        let pairs = http.allHeaderFields.compactMap { key, value -> (String, String)? in
-            guard let name = key as? String else { return nil }
-            return (name, "\(value)")
+        // One pass: each name is lower-cased once (by HeaderName), values are read as the strings
+        // they are, and the sort (for a stable order; the dictionary has none) compares the
+        // stored lower-case names.
+        let all = http.allHeaderFields
+        var fields: [HTTPHeaders.Field] = []
+        fields.reserveCapacity(all.count)
+        for (key, value) in all {
+            guard let name = key as? String else { continue }
+            fields.append(HTTPHeaders.Field(name: HeaderName(rawValue: name), value: value as? String ?? "\(value)"))
         }
-        for (name, value) in pairs.sorted(by: { $0.0.lowercased() < $1.0.lowercased() }) {
-            headers.add(HeaderName(rawValue: name), value)
-        }
-        self.init(status: http.statusCode, headers: headers, body: body, url: http.url)
+        fields.sort { $0.name.canonical < $1.name.canonical }
+        self.init(status: http.statusCode, headers: HTTPHeaders(fields), body: body, url: http.url)
     }
 }

@@ -197,7 +197,10 @@ extension Request {
             let scheme = baseURL.scheme.map(HTTPSyntax.asciiLowercased)
             if scheme != "http" && scheme != "https" {
                 found.append(RequestProblem(.invalidURL, "the URL scheme must be http or https, not \(scheme ?? "none")"))
-            } else if baseURL.host?.isEmpty ?? true {
+            } else if let host = baseURL.host, !host.isEmpty {
+                // Read once: URL.host decodes on every call.
+                if let defect = Self.hostDefect(host) { found.append(RequestProblem(.invalidURL, "the URL's host \(defect)")) }
+            } else {
                 found.append(RequestProblem(.invalidURL, "the URL has no host"))
             }
             if baseURL.fragment != nil {
@@ -235,9 +238,6 @@ extension Request {
             }
         }
         if !headers.isEmpty { collectFramingProblems(into: &found) }
-        if let baseURL, let host = baseURL.host, let defect = Self.hostDefect(host) {
-            found.append(RequestProblem(.invalidURL, "the URL's host \(defect)"))
-        }
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             found.append(RequestProblem(.invalidTimeout, "the timeout must be a positive number of seconds, not \(timeout)"))
         }
