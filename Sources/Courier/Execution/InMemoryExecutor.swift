@@ -103,17 +103,29 @@ public final class InMemoryExecutor: Executor {
     }
 
     private let handler: Handler
-    private let recorded = Locked<[Request]>([])
+    private let recorded = Locked<(requests: [Request], dropped: Int)>(([], 0))
     private let sleep: @Sendable (Duration) async throws -> Void
+    /// The most requests ``requests`` keeps; older ones are dropped (counted in
+    /// ``droppedRequests``), so a long-running demo or load test does not grow without bound.
+    public let recordingLimit: Int
+
+    /// How many requests ``requests`` keeps by default: 10,000.
+    public static let defaultRecordingLimit = 10_000
 
     /// Creates an executor that asks `handler` for each answer.
     /// - Parameters:
     ///   - clock: The clock that stub delays (``Stub/delayed(by:)``) wait on; pass a
     ///     ``ManualClock`` to drive them from a test without sleeping.
+    ///   - recordingLimit: The most requests to keep in ``requests`` (the latest ones); 0 keeps
+    ///     none.
     ///   - handler: Produces the stub for a request; an error it throws is thrown as a transport
     ///     failure.
-    public init<C: Clock>(clock: C = ContinuousClock(), handler: @escaping Handler) where C.Duration == Duration {
+    public init<C: Clock>(
+        clock: C = ContinuousClock(), recordingLimit: Int = InMemoryExecutor.defaultRecordingLimit,
+        handler: @escaping Handler
+    ) where C.Duration == Duration {
         self.handler = handler
+        self.recordingLimit = max(0, recordingLimit)
         self.sleep = { delay in try await clock.sleep(for: min(delay, .seconds(Request.maximumInterval))) }
     }
 
@@ -126,9 +138,12 @@ public final class InMemoryExecutor: Executor {
     ///   - routes: Routes matched by method and path template; the first match wins.
     ///   - fallback: The answer when no route matches; `nil` (the default) throws.
     ///   - clock: The clock that stub delays wait on.
-    public convenience init<C: Clock>(routes: [Route], fallback: Stub? = nil, clock: C = ContinuousClock())
-    where C.Duration == Duration {
-        self.init(clock: clock) { request in
+    ///   - recordingLimit: The most requests to keep in ``requests``.
+    public convenience init<C: Clock>(
+        routes: [Route], fallback: Stub? = nil, clock: C = ContinuousClock(),
+        recordingLimit: Int = InMemoryExecutor.defaultRecordingLimit
+    ) where C.Duration == Duration {
+        self.init(clock: clock, recordingLimit: recordingLimit) { request in
             let path = request.path  // rendered once, not once per route
             for route in routes {
                 if let parameters = route.match(request.method, path: path) { return try await route.respond(request, parameters) }
@@ -149,11 +164,18 @@ public final class InMemoryExecutor: Executor {
         return InMemoryExecutor { _ in remaining.withLock { $0.popFirst() } ?? fallback }
     }
 
-    /// Every request received, in order.
-    public var requests: [Request] { recorded.withLock { $0 } }
+    /// The requests received, in order: all of them, or the latest ``recordingLimit``.
+    public var requests: [Request] {
+        recorded.withLock { Array($0.requests.suffix(recordingLimit)) }
+    }
+
+    /// How many requests were received but are no longer in ``requests`` (past the limit).
+    public var droppedRequests: Int {
+        recorded.withLock { $0.dropped + max(0, $0.requests.count - recordingLimit) }
+    }
 
     /// Forgets the recorded requests.
-    public func reset() { recorded.withLock { $0.removeAll() } }
+    public func reset() { recorded.withLock { $0 = ([], 0) } }
 
     /// Records `request` and answers with the handler's stub.
     /// - Parameter request: The request.
@@ -163,7 +185,19 @@ public final class InMemoryExecutor: Executor {
     public func execute(_ request: Request) async throws -> Response {
         // Rendering the URL validates the request, and the response carries it.
         let url = try request.validatedURL()
-        recorded.withLock { $0.append(request) }
+        if recordingLimit > 0 {
+            recorded.withLock { state in
+                state.requests.append(request)
+                // Trim in batches, so that keeping the latest N costs O(1) per request.
+                if state.requests.count >= 2 * recordingLimit {
+                    let excess = state.requests.count - recordingLimit
+                    state.requests.removeFirst(excess)
+                    state.dropped += excess
+                }
+            }
+        } else {
+            recorded.withLock { $0.dropped += 1 }
+        }
         let stub = try await handler(request)
         if let delay = stub.delay { try await sleep(delay) }
         try Task.checkCancellation()

@@ -39,6 +39,18 @@ struct InMemoryExecutorTests {
         #expect("\(String(describing: empty))".contains("route table is empty"))
     }
 
+    /// Recording is bounded: a long run keeps the latest requests, not all of them.
+    @Test func recordingKeepsTheLatestRequestsUpToTheLimit() async throws {
+        let executor = InMemoryExecutor(recordingLimit: 3) { _ in .status(204) }
+        for page in 1...10 { _ = try await executor.send(Request.get |> baseURL(api) |> query("page", page)) }
+        #expect(executor.requests.map { $0.queryItems.first?.value } == ["8", "9", "10"])
+        #expect(executor.droppedRequests == 7)
+        let silent = InMemoryExecutor(recordingLimit: 0) { _ in .status(204) }
+        _ = try await silent.send(Request.get |> baseURL(api))
+        #expect(silent.requests.isEmpty)
+        #expect(silent.droppedRequests == 1)
+    }
+
     @Test func notFoundFallbackIsOptIn() async throws {
         let executor = InMemoryExecutor(routes: [], fallback: .status(404))
         let error = await expectCourierError { _ = try await executor.send(users) }
