@@ -58,84 +58,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let exchanges = Locked<[Int: Exchange]>([:])
-    /// The exchanges of fast-path tasks (completion handlers), by task, for the challenge
-    /// callback: a 401 is handed back from there, never left hanging.
-    private let fastExchanges = Locked<[Int: Exchange]>([:])
     let redirects: RedirectPolicy
     let maximumResponseSize: Int?
 
     init(redirects: RedirectPolicy, maximumResponseSize: Int?) {
         self.redirects = redirects
         self.maximumResponseSize = maximumResponseSize
-    }
-
-    /// Sends `urlRequest` with completion-handler tasks, one per redirect hop, and calls
-    /// `complete` exactly once; returns an action that cancels the running task.
-    ///
-    /// The fast path: FoundationNetworking completes such tasks inline, without a delegate call
-    /// per chunk, which is what `URLSession.data(for:)` costs. The session delegate still sees
-    /// each redirect (it answers "do not follow", so the task ends at the 3xx and Courier decides
-    /// here on the raw `Location`, exactly as on the delegate path) and each challenge (a 401 is
-    /// handed back, never left hanging). Used when neither a size limit nor a sub-second timeout
-    /// needs the body chunk by chunk.
-    func startFast(
-        _ urlRequest: URLRequest, for request: Request, on session: URLSession,
-        complete: @escaping @Sendable (Result<Response, any Error>) -> Void
-    ) -> @Sendable () -> Void {
-        let chain = RedirectPolicy.Chain(
-            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
-            redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
-        let exchange = Exchange(chain: chain, complete: complete)
-        launchFast(urlRequest, for: exchange, on: session)
-        return { exchange.cancel() }
-    }
-
-    private func launchFast(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession) {
-        let task = session.dataTask(with: urlRequest) { [weak self] data, response, error in
-            guard let self else { return exchange.finish { _ in .failure(URLError(.cancelled)) } }
-            self.completedFast(exchange, data: data, response: response, error: error, on: session)
-        }
-        let cancelled = exchange.state.withLock { state -> Bool in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled {
-            exchange.finish { _ in .failure(URLError(.cancelled)) }
-            return
-        }
-        fastExchanges.withLock { $0[task.taskIdentifier] = exchange }
-        task.resume()
-    }
-
-    private func completedFast(
-        _ exchange: Exchange, data: Data?, response: URLResponse?, error: (any Error)?, on session: URLSession
-    ) {
-        if let taskID = exchange.state.withLock({ $0.task?.taskIdentifier }) {
-            fastExchanges.withLock { _ = $0.removeValue(forKey: taskID) }
-        }
-        if let error { return exchange.finish { _ in .failure(error) } }
-        guard let http = response as? HTTPURLResponse else {
-            return exchange.finish { _ in .failure(URLError(.badServerResponse)) }
-        }
-        let body = data ?? Data()
-        if [301, 302, 303, 307, 308].contains(http.statusCode), let location = http.value(forHTTPHeaderField: "Location") {
-            let decision = exchange.state.withLock { state in
-                redirects.decide(status: http.statusCode, location: location, chain: &state.chain)
-            }
-            switch decision {
-            case .follow(let next):
-                return launchFast(next, for: exchange, on: session)
-            case .fail(let failure):
-                return exchange.finish { _ in .failure(CourierError(.transport(failure))) }
-            case .deliver:
-                break
-            }
-        }
-        let method = exchange.state.withLock { $0.chain.current.httpMethod }
-        if let failure = Self.framingFailure(http, bodyCount: body.count, method: method) {
-            return exchange.finish { _ in .failure(CourierError(.transport(failure))) }
-        }
-        exchange.finish { _ in .success(Response(http: http, body: body)) }
     }
 
     /// Sends `urlRequest` (following redirects under the policy) and calls `complete` exactly
@@ -283,14 +211,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         #if canImport(FoundationNetworking)
             // Courier sends credentials itself; hand the 401 back instead of waiting for one.
-            if let failure = challenge.failureResponse as? HTTPURLResponse {
-                if let exchange = exchange(for: task) {
-                    exchange.finish { state in .success(Response(http: failure, body: state.body)) }
-                } else if let exchange = fastExchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) {
-                    // A fast-path task never shows its body to a delegate: the 401 comes back
-                    // without one (its headers, WWW-Authenticate included, are there).
-                    exchange.finish { _ in .success(Response(http: failure, body: Data())) }
-                }
+            if let failure = challenge.failureResponse as? HTTPURLResponse, let exchange = exchange(for: task) {
+                exchange.finish { state in .success(Response(http: failure, body: state.body)) }
                 completionHandler(.cancelAuthenticationChallenge, nil)
                 return
             }

@@ -68,13 +68,6 @@ public final class URLSessionExecutor: Executor {
         let urlRequest = try request.urlRequest()
         let session = self.session
         let delegate = self.delegate
-        // The body is needed chunk by chunk only to enforce a size limit or a sub-second idle
-        // timeout; otherwise the completion-handler path, as fast as `data(for:)`.
-        if delegate.maximumResponseSize == nil && !request.needsExactTimeoutWatchdog {
-            return try await withCallback { complete in
-                delegate.startFast(urlRequest, for: request, on: session, complete: complete)
-            }
-        }
         return try await withCallback { complete in
             delegate.start(urlRequest, for: request, on: session, complete: complete)
         }
