@@ -90,6 +90,40 @@ struct HardeningTests {
         }
     }
 
+    /// The guarantees hold however the executor reads the body: plain, under a size limit, and
+    /// under a sub-second timeout (the idle watchdog).
+    @Test(arguments: ["plain", "limited", "sub-second"])
+    func guaranteesHoldOnEveryPath(path kind: String) async throws {
+        let sender = kind == "limited" ? URLSessionExecutor(configuration: .ephemeral, maximumResponseSize: 1 << 20) : executor
+        func shaped(_ request: Request) -> Request { request |> timeout(kind == "sub-second" ? 4.5 : 10) }
+        // A challenged 401 comes back as a response (headers kept), never hangs.
+        let challenged = await expectCourierError {
+            _ = try await sender.send(
+                shaped(try HTTPBin.request() |> path("basic-auth", "ada", "right") |> basic(username: "ada", password: "x"))
+                    |> decodeData())
+        }
+        #expect(challenged?.status == 401)
+        #expect(challenged?.response?.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
+        // A cross-origin redirect drops the credential.
+        let target = try HTTPBin.secondURL() + "/headers"
+        struct Headers: Decodable { var headers: [String: String] }
+        let echoed = try await sender.send(
+            shaped(try HTTPBin.request() |> path("redirect-to") |> query("url", target) |> bearer("TOKEN-abc123"))
+                |> decode(Headers.self))
+        #expect(echoed.headers["Authorization"] == nil)
+        // A hostile Location is refused.
+        let refused = await expectCourierError {
+            _ = try await sender.send(shaped(try HTTPBin.request() |> path("redirect-to") |> query("url", "file:///etc/passwd")))
+        }
+        #expect(transportFailure(refused)?.kind == .redirectFailed)
+        // Cancellation ends the call.
+        let slow = Task { try await sender.send(shaped(try HTTPBin.request() |> path("delay", 3))) }
+        try await Task.sleep(for: .milliseconds(100))
+        slow.cancel()
+        let cancelled = await expectCourierError { _ = try await slow.value }
+        if case .cancelled = cancelled?.cause {} else { Issue.record("expected cancelled, got \(String(describing: cancelled))") }
+    }
+
     // MARK: Integrity
 
     @Test func aTruncatedBodyIsATransientTransportFailure() async throws {
