@@ -116,7 +116,7 @@ public struct FormEncoder: Sendable, Hashable {
     /// - Throws: ``RequestProblem`` when the value is not keyed fields, or the value's error.
     static func tree(for value: some Encodable) throws -> FormTree {
         let root = FormNode()
-        try FormValueEncoder.encode(value, into: root, options: FormEncoder(), path: [])
+        try FormValueEncoder.encode(value, into: root, path: [])
         guard root.kind == .object else {
             throw RequestProblem(.bodyEncodingFailed, "a form body must encode as keyed fields, not a single value or list")
         }
@@ -141,8 +141,6 @@ public struct FormEncoder: Sendable, Hashable {
     }
 
     /// The text for a date, after the date strategy.
-    func text(for date: Date) -> String { dateEncoding.text(for: date) }
-
     static func snakeCased(_ key: String) -> String {
         let characters = Array(key)
         var output = ""

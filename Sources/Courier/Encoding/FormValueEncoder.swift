@@ -40,7 +40,6 @@ indirect enum FormTree: Sendable {
 /// `encode(to:)` writes them in.
 struct FormValueEncoder: Encoder {
     let node: FormNode
-    let options: FormEncoder
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -64,8 +63,9 @@ struct FormValueEncoder: Encoder {
         SingleContainer(encoder: self)
     }
 
-    /// Encodes `value` into `node`, handling the types whose textual form the options decide.
-    static func encode<T: Encodable>(_ value: T, into node: FormNode, options: FormEncoder, path: [any CodingKey])
+    /// Encodes `value` into `node`, keeping dates as dates and giving URLs, `Data` and `Decimal`
+    /// their text forms.
+    static func encode<T: Encodable>(_ value: T, into node: FormNode, path: [any CodingKey])
         throws
     {
         switch value {
@@ -82,12 +82,12 @@ struct FormValueEncoder: Encoder {
             node.kind = .scalar
             node.scalar = decimal.description
         default:
-            try value.encode(to: FormValueEncoder(node: node, options: options, codingPath: path))
+            try value.encode(to: FormValueEncoder(node: node, codingPath: path))
         }
     }
 
     func child(_ key: any CodingKey) -> FormValueEncoder {
-        FormValueEncoder(node: FormNode(), options: options, codingPath: codingPath + [key])
+        FormValueEncoder(node: FormNode(), codingPath: codingPath + [key])
     }
 
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
@@ -103,26 +103,26 @@ struct FormValueEncoder: Encoder {
         mutating func encodeNil(forKey key: Key) throws { add(key).kind = .null }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            try FormValueEncoder.encode(value, into: add(key), options: encoder.options, path: codingPath + [key])
+            try FormValueEncoder.encode(value, into: add(key), path: codingPath + [key])
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
             -> KeyedEncodingContainer<NestedKey>
         {
-            FormValueEncoder(node: add(key), options: encoder.options, codingPath: codingPath + [key])
+            FormValueEncoder(node: add(key), codingPath: codingPath + [key])
                 .container(keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            FormValueEncoder(node: add(key), options: encoder.options, codingPath: codingPath + [key]).unkeyedContainer()
+            FormValueEncoder(node: add(key), codingPath: codingPath + [key]).unkeyedContainer()
         }
 
         mutating func superEncoder() -> any Encoder {
-            FormValueEncoder(node: encoder.node, options: encoder.options, codingPath: codingPath)
+            FormValueEncoder(node: encoder.node, codingPath: codingPath)
         }
 
         mutating func superEncoder(forKey key: Key) -> any Encoder {
-            FormValueEncoder(node: add(key), options: encoder.options, codingPath: codingPath + [key])
+            FormValueEncoder(node: add(key), codingPath: codingPath + [key])
         }
     }
 
@@ -143,26 +143,26 @@ struct FormValueEncoder: Encoder {
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             let key = nextKey
-            try FormValueEncoder.encode(value, into: add(), options: encoder.options, path: codingPath + [key])
+            try FormValueEncoder.encode(value, into: add(), path: codingPath + [key])
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
             -> KeyedEncodingContainer<NestedKey>
         {
             let key = nextKey
-            return FormValueEncoder(node: add(), options: encoder.options, codingPath: codingPath + [key])
+            return FormValueEncoder(node: add(), codingPath: codingPath + [key])
                 .container(keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
             let key = nextKey
-            return FormValueEncoder(node: add(), options: encoder.options, codingPath: codingPath + [key])
+            return FormValueEncoder(node: add(), codingPath: codingPath + [key])
                 .unkeyedContainer()
         }
 
         mutating func superEncoder() -> any Encoder {
             let key = nextKey
-            return FormValueEncoder(node: add(), options: encoder.options, codingPath: codingPath + [key])
+            return FormValueEncoder(node: add(), codingPath: codingPath + [key])
         }
     }
 
@@ -202,7 +202,7 @@ struct FormValueEncoder: Encoder {
         mutating func encode(_ value: UInt32) throws { set(String(value)) }
         mutating func encode(_ value: UInt64) throws { set(String(value)) }
         mutating func encode<T: Encodable>(_ value: T) throws {
-            try FormValueEncoder.encode(value, into: encoder.node, options: encoder.options, path: codingPath)
+            try FormValueEncoder.encode(value, into: encoder.node, path: codingPath)
         }
     }
 

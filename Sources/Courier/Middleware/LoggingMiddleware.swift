@@ -103,8 +103,8 @@ public struct LoggingMiddleware: Middleware {
 
     /// The body as logged, or `nil` when bodies are off or it is empty. Secrets are hidden in
     /// the whole text before it is cut, so a cut can never expose part of one.
-    private func logged(_ body: Data, type: String?, redactor: BodyRedactor) -> String? {
-        guard case .on(let maxBytes) = bodies, !body.isEmpty else { return nil }
+    private func logged(_ body: Data, type: String?, redactor: BodyRedactor?) -> String? {
+        guard case .on(let maxBytes) = bodies, let redactor, !body.isEmpty else { return nil }
         guard let text = String(data: body, encoding: .utf8), !text.contains("\0") else {
             return "<\(body.count) bytes of binary data\(type.map { " (\($0))" } ?? "")>"
         }
@@ -123,7 +123,9 @@ public struct LoggingMiddleware: Middleware {
         var policy = request
         policy.redaction = request.redaction.merging(redaction)
         let redacted = policy.redacted()
-        let redactor = BodyRedactor(request: request, extra: redaction)
+        // Only when bodies are logged: collecting the request's secrets is work the common
+        // (bodies off) path does not need.
+        let redactor: BodyRedactor? = bodies == .off ? nil : BodyRedactor(request: request, extra: redaction)
         var sent = Event(kind: .request, request: redacted)
         sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
         sink(sent)
