@@ -54,6 +54,11 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// Pagination was sent back to a page it had already fetched (page `page` names an
         /// earlier page as the next one).
         case paginationCycle(page: Int)
+        /// The reader of a streamed body fell so far behind the network that both the memory
+        /// buffer (`bufferLimit` bytes) and the spill file (``StreamOptions/spillLimit``) were
+        /// full, so the transfer was stopped rather than letting memory or disk grow
+        /// (FoundationNetworking cannot pause a transfer). Read faster or raise the limits.
+        case slowConsumer(bufferLimit: Int)
     }
 
     /// What went wrong.
@@ -150,6 +155,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "pagination stopped after \(limit) pages, the most allowed, and the server named another"
         case .paginationCycle(let page):
             text = "pagination cycle: page \(page) names an earlier page as the next one"
+        case .slowConsumer(let limit):
+            text = "the stream's reader fell too far behind (memory buffer of \(limit) bytes and spill file full), "
+                + "so the transfer was stopped; read the body faster or raise StreamOptions.bufferLimit or spillLimit"
         }
         return echoGuard?.redact(text) ?? text
     }

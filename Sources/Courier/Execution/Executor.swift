@@ -18,6 +18,19 @@ public protocol Executor: Sendable {
     /// - Returns: The response.
     /// - Throws: A transport error; ``send(_:)-(Request)`` maps it to ``CourierError``.
     func execute(_ request: Request) async throws -> Response
+
+    /// Sends `request` and returns as soon as the status and headers are in, with the body still
+    /// arriving; see ``stream(_:options:)``.
+    ///
+    /// The default implementation calls ``execute(_:)`` and hands the buffered body over as one
+    /// chunk, so every executor can stream; executors that can do better (``URLSessionExecutor``,
+    /// ``InMemoryExecutor``, ``HARReplayExecutor``, ``MiddlewareExecutor``) implement it.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: The buffer limit and progress reporting.
+    /// - Returns: The response head and its body stream.
+    /// - Throws: A transport error before the head arrived; later failures are thrown by the body.
+    func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse
 }
 
 /// A decoded value with the response it came from.

@@ -30,6 +30,10 @@ public final class URLSessionExecutor: Executor {
     /// The session that runs the data tasks.
     public let session: URLSession
     private let delegate: SessionDelegate
+    private let configuration: URLSessionConfiguration
+    /// The session streams and uploads go through, made on first use (see
+    /// `StreamingSessionDelegate`).
+    private let streaming = Locked<(session: URLSession, delegate: StreamingSessionDelegate)?>(nil)
 
     /// A shared executor with the default configuration.
     public static let shared = URLSessionExecutor()
@@ -52,11 +56,62 @@ public final class URLSessionExecutor: Executor {
     ) {
         let delegate = SessionDelegate(redirects: redirects, maximumResponseSize: maximumResponseSize)
         self.delegate = delegate
+        self.configuration = configuration
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit {
         session.finishTasksAndInvalidate()
+        streaming.withLock { $0?.session.finishTasksAndInvalidate() }
+    }
+
+    private var streamingSession: (session: URLSession, delegate: StreamingSessionDelegate) {
+        streaming.withLock { existing in
+            if let existing { return existing }
+            let delegate = StreamingSessionDelegate(redirects: delegate.redirects, maximumResponseSize: delegate.maximumResponseSize)
+            let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate)
+            existing = made
+            return made
+        }
+    }
+
+    /// Sends `request` and returns once the head arrives, with the body streaming in bounded
+    /// memory; a ``Request/bodySource`` is uploaded from a file (a temporary one for parts and
+    /// sequences), reporting to ``StreamOptions/uploadProgress``.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: The buffer limit and upload progress.
+    /// - Returns: The head and the body stream.
+    /// - Throws: ``CourierError`` for an invalid request, `URLError` from the session, or
+    ///   `CancellationError`.
+    public func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        var urlRequest = try request.urlRequest(attachingBodySource: false)
+        var upload: (url: URL, temporary: Bool)?
+        if let source = request.bodySource {
+            let file = try await source.uploadFile()
+            upload = file
+            if let size = try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? NSNumber {
+                options.uploadProgress?.update(completed: 0, expected: size.int64Value)
+                if urlRequest.value(forHTTPHeaderField: "Content-Length") == nil {
+                    urlRequest.setValue(size.stringValue, forHTTPHeaderField: "Content-Length")
+                }
+            }
+        }
+        let temporaryFile = upload.flatMap { $0.temporary ? $0.url : nil }
+        let cleanup: @Sendable () -> Void = {
+            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
+        }
+        let (session, delegate) = streamingSession
+        do {
+            let uploadFile = upload?.url
+            return try await withCallback { head in
+                delegate.start(
+                    urlRequest, for: request, uploadFile: uploadFile, on: session, options: options, cleanup: cleanup, head: head)
+            }
+        } catch {
+            cleanup()
+            throw error
+        }
     }
 
     /// Sends `request` with a data task.
@@ -65,6 +120,10 @@ public final class URLSessionExecutor: Executor {
     /// - Throws: ``CourierError`` for an invalid request, `URLError` from the session, or
     ///   `CancellationError`.
     public func execute(_ request: Request) async throws -> Response {
+        if request.bodySource != nil {
+            // Uploads read at send time go through the streaming session.
+            return try await executeStream(request, options: StreamOptions()).collect(upTo: maximumResponseSize ?? Int.max)
+        }
         let urlRequest = try request.urlRequest()
         let session = self.session
         let delegate = self.delegate

@@ -55,6 +55,16 @@ public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     public static let cookie = HeaderName(rawValue: "Cookie")
     /// `ETag`
     public static let eTag = HeaderName(rawValue: "ETag")
+    /// `Content-Range`.
+    public static let contentRange = HeaderName(rawValue: "Content-Range")
+    /// `If-Range`.
+    public static let ifRange = HeaderName(rawValue: "If-Range")
+    /// `Last-Event-ID`, sent by a reconnecting server-sent events client.
+    public static let lastEventID = HeaderName(rawValue: "Last-Event-ID")
+    /// `Last-Modified`.
+    public static let lastModified = HeaderName(rawValue: "Last-Modified")
+    /// `Range`.
+    public static let range = HeaderName(rawValue: "Range")
     /// `Host`
     public static let host = HeaderName(rawValue: "Host")
     /// `If-None-Match`

@@ -27,6 +27,9 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible, Custom
         if let body {
             lines.append("")
             lines.append("<\(body.count) bytes\(headers[.contentType].map { " of \($0)" } ?? "")>")
+        } else if let bodySource {
+            lines.append("")
+            lines.append("<body read when sent: \(bodySource)\(headers[.contentType].map { " of \($0)" } ?? "")>")
         }
         for problem in problems {
             lines.append("# invalid: \(problem.message)")
@@ -46,7 +49,7 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible, Custom
                 "method": method.rawValue,
                 "url": urlString(redacting: redaction) as Any,
                 "headers": redaction.redacting(headers),
-                "body": body.map { "<\($0.count) bytes>" } as Any,
+                "body": body.map { "<\($0.count) bytes>" } ?? bodySource.map { "<\($0)>" } as Any,
                 "timeout": timeout as Any,
                 "deadline": deadline as Any,
                 "cachePolicy": cachePolicy as Any,
@@ -78,6 +81,7 @@ extension Request: CustomStringConvertible, CustomDebugStringConvertible, Custom
             }
         }
         copy.body = nil
+        copy.bodySource = nil
         return copy
     }
 }

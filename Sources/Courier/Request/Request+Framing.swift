@@ -19,15 +19,18 @@ extension Request {
         for field in headers {
             switch field.name.canonical {
             case "content-length":
-                let expected = body?.count ?? 0
+                // A body read at send time is checked against the length knowable now (a file's
+                // size); the transport sets the header from the file it uploads anyway.
+                let expected: Int64? = if let bodySource { bodySource.knownLength } else { Int64(body?.count ?? 0) }
                 let value = field.value.trimmingCharacters(in: .whitespaces)
                 let digits = !value.isEmpty && value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                if !digits || Int(value) != expected {
+                if !digits || Int64(value) != expected {
                     found.append(
                         RequestProblem(
                             .invalidFraming,
                             "Content-Length \(value.count <= 20 ? value.debugDescription : "(\(value.count) characters)") "
-                                + "does not match the body's \(expected) bytes; leave it out and the transport sets it"))
+                                + "does not match the body's \(expected.map { "\($0)" } ?? "unknown number of") bytes; "
+                                + "leave it out and the transport sets it"))
                 }
             case "transfer-encoding":
                 found.append(

@@ -51,6 +51,12 @@ extension Request {
     /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
     ///   request has problems; nothing is rendered then.
     public func urlRequest() throws(CourierError) -> URLRequest {
+        try urlRequest(attachingBodySource: true)
+    }
+
+    /// Renders the Foundation request; with `attachingBodySource` false, a ``bodySource`` is left
+    /// for the executor to upload (``URLSessionExecutor`` uploads it from a file).
+    func urlRequest(attachingBodySource: Bool) throws(CourierError) -> URLRequest {
         var request = URLRequest(url: try validatedURL())
         // The setter normalises the method through case-insensitive string compares: skip it for
         // the default, GET.
@@ -76,6 +82,23 @@ extension Request {
         }
         if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         request.httpBody = body
+        if attachingBodySource, let bodySource {
+            // A file can travel as a body stream; other sources need an executor that reads them
+            // at send time.
+            guard case .file(let file) = bodySource.storage, file.isFileURL, let stream = InputStream(url: file) else {
+                throw CourierError(
+                    .invalidRequest([
+                        RequestProblem(
+                            .bodyEncodingFailed,
+                            "a body of \(bodySource) is read while the request is sent, which a URLRequest cannot carry; "
+                                + "send it with URLSessionExecutor (or InMemoryExecutor, HARReplayExecutor)")
+                    ]), request: self)
+            }
+            request.httpBodyStream = stream
+            if let length = bodySource.knownLength, headers[.contentLength] == nil {
+                request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            }
+        }
         if let timeout = transportTimeout { request.timeoutInterval = timeout }
         if let cachePolicy { request.cachePolicy = cachePolicy.urlRequestPolicy }
         return request

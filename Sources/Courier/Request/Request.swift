@@ -27,8 +27,16 @@ public struct Request: Sendable, Hashable {
     public var queryItems: [QueryItem]
     /// The header fields, in order.
     public var headers: HTTPHeaders
-    /// The body bytes, already encoded by a body builder.
-    public var body: Data?
+    /// The body bytes, already encoded by a body builder. Setting it removes any ``bodySource``.
+    public var body: Data? {
+        didSet { if body != nil, bodySource != nil { bodySource = nil } }
+    }
+    /// A body read when the request is sent (a file, parts with files, a byte sequence), for
+    /// bodies that should never be held in memory; see ``upload(_:contentType:)``. Setting it
+    /// removes any ``body``.
+    public var bodySource: BodySource? {
+        didSet { if bodySource != nil, body != nil { body = nil } }
+    }
     /// The timeout in seconds, or `nil` for the session's default.
     public var timeout: TimeInterval?
     /// The cache policy, or `nil` for the session's default.
@@ -47,7 +55,11 @@ public struct Request: Sendable, Hashable {
     public var encodingDefaults: EncodingDefaults
     /// Whether retry middleware may send this request again: ``allowsRetry`` when set, otherwise
     /// whether the method is idempotent.
-    public var isRetryable: Bool { allowsRetry ?? method.isIdempotent }
+    /// A request whose body is a one-shot sequence is never retryable.
+    public var isRetryable: Bool {
+        if let bodySource, !bodySource.isRepeatable { return false }
+        return allowsRetry ?? method.isIdempotent
+    }
 
     /// Problems recorded by builders (for example a body that failed to encode).
     public private(set) var recordedProblems: [RequestProblem]
@@ -63,6 +75,7 @@ public struct Request: Sendable, Hashable {
         self.queryItems = []
         self.headers = HTTPHeaders()
         self.body = nil
+        self.bodySource = nil
         self.timeout = nil
         self.cachePolicy = nil
         self.deadline = nil

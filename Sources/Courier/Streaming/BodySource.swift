@@ -1,0 +1,276 @@
+import Foundation
+
+/// A request body read when the request is sent, not when it is built: a file, multipart parts
+/// with files among them, or an `AsyncSequence` of bytes. It never has to fit in memory.
+///
+/// Set one with ``upload(_:contentType:)``, ``upload(_:length:contentType:)`` or a
+/// ``multipart(_:encoder:)`` body with file parts. ``URLSessionExecutor`` uploads a file straight
+/// from disk (re-opened for each attempt and each 307/308 redirect); parts and sequences are
+/// written to a temporary file as the request is sent, then uploaded from it.
+///
+/// A sequence can be read once: a request with one is not retried by ``RetryMiddleware`` (its
+/// ``Request/isRetryable`` is `false`), and sending it a second time fails with
+/// ``CourierError/Cause/invalidRequest(_:)`` saying why.
+public struct BodySource: Sendable, Hashable, CustomStringConvertible {
+    /// A piece of a body made of parts.
+    enum Segment: Sendable, Hashable {
+        case data(Data)
+        case file(URL)
+    }
+
+    enum Storage: Sendable, Hashable {
+        case file(URL)
+        case segments([Segment])
+        case sequence(OneShot)
+    }
+
+    /// An `AsyncSequence` of bytes that can be taken once; compared by identity.
+    final class OneShot: Sendable, Hashable {
+        let declaredLength: Int64?
+        private let source: Locked<(@Sendable () -> AsyncThrowingStream<Data, any Error>)?>
+
+        init(length: Int64?, makeStream: @escaping @Sendable () -> AsyncThrowingStream<Data, any Error>) {
+            self.declaredLength = length
+            self.source = Locked(makeStream)
+        }
+
+        func take() -> AsyncThrowingStream<Data, any Error>? {
+            source.withLock { source in defer { source = nil }; return source }?()
+        }
+
+        static func == (lhs: OneShot, rhs: OneShot) -> Bool { lhs === rhs }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    }
+
+    let storage: Storage
+
+    /// A file, uploaded from disk.
+    /// - Parameter url: A file URL.
+    /// - Returns: The source.
+    public static func file(_ url: URL) -> BodySource { BodySource(storage: .file(url)) }
+
+    /// The bytes of an `AsyncSequence` of `Data` chunks, read once.
+    /// - Parameters:
+    ///   - sequence: The chunks.
+    ///   - length: The total length, when known: the sequence must produce exactly that many bytes.
+    /// - Returns: The source.
+    public static func sequence<S: AsyncSequence & Sendable>(_ sequence: S, length: Int64? = nil) -> BodySource
+    where S.Element == Data {
+        BodySource(
+            storage: .sequence(
+                OneShot(length: length) {
+                    AsyncThrowingStream { continuation in
+                        let task = Task {
+                            do {
+                                for try await chunk in sequence { continuation.yield(chunk) }
+                                continuation.finish()
+                            } catch {
+                                continuation.finish(throwing: error)
+                            }
+                        }
+                        continuation.onTermination = { _ in task.cancel() }
+                    }
+                }))
+    }
+
+    /// Whether the body can be sent more than once (files and parts can; a sequence cannot).
+    public var isRepeatable: Bool {
+        if case .sequence = storage { return false }
+        return true
+    }
+
+    /// The length in bytes when it can be known without reading: a file's size, the parts' sum,
+    /// a sequence's declared length.
+    public var knownLength: Int64? {
+        switch storage {
+        case .file(let url): return Self.size(of: url)
+        case .segments(let segments):
+            var total: Int64 = 0
+            for segment in segments {
+                switch segment {
+                case .data(let data): total += Int64(data.count)
+                case .file(let url):
+                    guard let size = Self.size(of: url) else { return nil }
+                    total += size
+                }
+            }
+            return total
+        case .sequence(let shot): return shot.declaredLength
+        }
+    }
+
+    /// For example `file report.pdf` or `a one-shot byte sequence`; never the bytes.
+    public var description: String {
+        switch storage {
+        case .file(let url): "file \(url.lastPathComponent)"
+        case .segments(let segments): "\(segments.count) parts"
+        case .sequence: "a one-shot byte sequence"
+        }
+    }
+
+    /// Reads the body in chunks of at most `chunkSize` bytes, in bounded memory.
+    /// - Parameter chunkSize: The largest chunk.
+    /// - Returns: The chunks; reading fails with ``CourierError/Cause/invalidRequest(_:)`` when a
+    ///   file cannot be read or a sequence was already used.
+    public func chunks(of chunkSize: Int = 256 << 10) -> AsyncThrowingStream<Data, any Error> {
+        let chunkSize = max(1, chunkSize)
+        switch storage {
+        case .file(let url): return Self.read([.file(url)], chunkSize: chunkSize)
+        case .segments(let segments): return Self.read(segments, chunkSize: chunkSize)
+        case .sequence(let shot):
+            guard let stream = shot.take() else {
+                return AsyncThrowingStream { $0.finish(throwing: Self.alreadyUsed) }
+            }
+            return stream
+        }
+    }
+
+    /// Reads the whole body into memory, refusing more than `limit` bytes: for tests and
+    /// in-memory executors.
+    /// - Parameter limit: The most bytes to accept.
+    /// - Returns: The bytes.
+    /// - Throws: ``CourierError``.
+    public func collect(upTo limit: Int) async throws(CourierError) -> Data {
+        var data = Data()
+        do {
+            for try await chunk in chunks() {
+                guard data.count + chunk.count <= limit else { throw CourierError(.responseTooLarge(limit: limit)) }
+                data.append(chunk)
+            }
+        } catch {
+            throw CourierError.wrapping(error, request: nil)
+        }
+        return data
+    }
+
+    static let alreadyUsed = RequestProblem(
+        .bodyEncodingFailed,
+        "the request's body is a one-shot byte sequence that was already sent; it cannot be sent again "
+            + "(retries and redirects need a file or data body)")
+
+    private static func size(of url: URL) -> Int64? {
+        guard url.isFileURL, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+        return (attributes[.size] as? NSNumber)?.int64Value
+    }
+
+    private static func read(_ segments: [Segment], chunkSize: Int) -> AsyncThrowingStream<Data, any Error> {
+        let reader = SegmentReader(segments: segments, chunkSize: chunkSize)
+        return AsyncThrowingStream { try reader.next() }
+    }
+
+    /// Reads segments in order, one chunk at a time.
+    private final class SegmentReader: Sendable {
+        private struct State {
+            var index = 0
+            var handle: FileHandle?
+        }
+        private let segments: [Segment]
+        private let chunkSize: Int
+        private let state = Locked(State())
+
+        init(segments: [Segment], chunkSize: Int) {
+            self.segments = segments
+            self.chunkSize = chunkSize
+        }
+
+        deinit { state.withLock { try? $0.handle?.close() } }
+
+        func next() throws -> Data? {
+            try state.withLock { state in
+                while state.index < segments.count {
+                    switch segments[state.index] {
+                    case .data(let data):
+                        state.index += 1
+                        if !data.isEmpty { return data }
+                    case .file(let url):
+                        do {
+                            if state.handle == nil {
+                                guard url.isFileURL else { throw CocoaError(.fileReadUnsupportedScheme) }
+                                state.handle = try FileHandle(forReadingFrom: url)
+                            }
+                            if let chunk = try state.handle?.read(upToCount: chunkSize), !chunk.isEmpty { return chunk }
+                            try? state.handle?.close()
+                            state.handle = nil
+                            state.index += 1
+                        } catch {
+                            throw RequestProblem(
+                                .bodyEncodingFailed, "the file \(url.lastPathComponent.debugDescription) could not be read")
+                        }
+                    }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// A file to upload this body from: the file itself, or a temporary copy written now (the
+    /// second value says to remove it afterwards).
+    func uploadFile() async throws -> (url: URL, temporary: Bool) {
+        if case .file(let url) = storage {
+            guard url.isFileURL, FileManager.default.isReadableFile(atPath: url.path) else {
+                throw RequestProblem(.bodyEncodingFailed, "the file \(url.lastPathComponent.debugDescription) could not be read")
+            }
+            return (url, false)
+        }
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: temporary)
+        else { throw RequestProblem(.bodyEncodingFailed, "a temporary file for the request body could not be created") }
+        do {
+            defer { try? handle.close() }
+            var written: Int64 = 0
+            for try await chunk in chunks() {
+                try handle.write(contentsOf: chunk)
+                written += Int64(chunk.count)
+            }
+            if case .sequence(let shot) = storage, let declared = shot.declaredLength, declared != written {
+                throw RequestProblem(
+                    .invalidFraming, "the body sequence produced \(written) bytes but declared a length of \(declared)")
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        return (temporary, true)
+    }
+}
+
+/// Sets the body to a file, uploaded from disk when the request is sent (never loaded whole),
+/// with its `Content-Type`.
+///
+/// ```swift
+/// .put |> url("https://uploads.example.com/v1/backup") |> upload(backupFile)
+/// ```
+/// - Parameters:
+///   - fileURL: A file URL.
+///   - contentType: The media type; `application/octet-stream` by default, `nil` to leave the
+///     header alone.
+/// - Returns: The builder.
+public func upload(_ fileURL: URL, contentType: MediaType? = .octetStream) -> RequestBuilder {
+    { request in
+        var request = request
+        request.bodySource = .file(fileURL)
+        if let contentType { request.headers.set(.contentType, contentType.rawValue) }
+        return request
+    }
+}
+
+/// Sets the body to the bytes of an `AsyncSequence`, read once while the request is sent.
+///
+/// The request is not retried (the sequence cannot be read twice).
+/// - Parameters:
+///   - sequence: The chunks.
+///   - length: The total length, when known.
+///   - contentType: The media type; `application/octet-stream` by default.
+/// - Returns: The builder.
+public func upload<S: AsyncSequence & Sendable>(
+    _ sequence: S, length: Int64? = nil, contentType: MediaType? = .octetStream
+) -> RequestBuilder where S.Element == Data {
+    let source = BodySource.sequence(sequence, length: length)
+    return { request in
+        var request = request
+        request.bodySource = source
+        if let contentType { request.headers.set(.contentType, contentType.rawValue) }
+        return request
+    }
+}

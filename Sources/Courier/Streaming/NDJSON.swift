@@ -1,0 +1,88 @@
+import Foundation
+
+extension ByteStream {
+    /// The body as JSON Lines / NDJSON: one value decoded from each line; blank lines are skipped.
+    ///
+    /// ```swift
+    /// for try await entry in response.body.ndjson(LogEntry.self) { print(entry.message) }
+    /// ```
+    /// - Parameters:
+    ///   - type: The type of each line's value.
+    ///   - decoder: The decoder.
+    ///   - maximumLineLength: The longest line accepted, in bytes.
+    /// - Returns: The decoded values; a line that fails to decode throws
+    ///   ``CourierError/Cause/decodingFailed(_:)`` naming the line number, and stops the transfer.
+    public func ndjson<Value: Decodable & Sendable>(
+        _ type: Value.Type, decoder: JSONDecoder = JSONDecoder(), maximumLineLength: Int = LineSplitter.defaultMaximumLength
+    ) -> JSONLines<Value> {
+        JSONLines(base: self, decoder: decoder, maximumLineLength: maximumLineLength)
+    }
+
+    /// The values of a JSON Lines body.
+    public struct JSONLines<Value: Decodable & Sendable>: AsyncSequence, Sendable {
+        /// A decoded line.
+        public typealias Element = Value
+        /// Errors thrown while reading.
+        public typealias Failure = CourierError
+        let base: ByteStream
+        let decoder: JSONDecoder
+        let maximumLineLength: Int
+
+        /// Creates the iterator.
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(base: base.makeAsyncIterator(), decoder: decoder, splitter: LineSplitter(maximumLength: maximumLineLength))
+        }
+
+        /// Reads the values.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: ByteStream.Iterator
+            let decoder: JSONDecoder
+            var splitter: LineSplitter
+            var ready: [(number: Int, line: Data)] = []
+            var index = 0
+            var ended = false
+            var lineCount = 0
+
+            /// The next value, or `nil` at the end.
+            /// - Throws: The stream's ``CourierError`` or a decoding failure naming the line.
+            public mutating func next() async throws(CourierError) -> Value? {
+                while true {
+                    while index == ready.count {
+                        ready.removeAll(keepingCapacity: true)
+                        index = 0
+                        guard !ended else { return nil }
+                        var lines: [Data] = []
+                        do {
+                            if let chunk = try await base.next() {
+                                try splitter.scanData(chunk) { lines.append(Data($0)) }
+                            } else {
+                                ended = true
+                                splitter.finishBytes { lines.append(Data($0)) }
+                            }
+                            for line in lines {
+                                lineCount += 1
+                                ready.append((lineCount, line))
+                            }
+                        } catch {
+                            let failure = CourierError.wrapping(error, request: nil)
+                            base.channel.terminate(failure)
+                            throw failure
+                        }
+                    }
+                    let (number, line) = ready[index]
+                    index += 1
+                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                    do {
+                        return try decoder.decode(Value.self, from: line)
+                    } catch {
+                        var failure = DecodingFailure(value: Value.self, error: error, body: line)
+                        failure.message = "line \(number): " + failure.message
+                        let courierError = CourierError(.decodingFailed(failure))
+                        base.channel.terminate(courierError)
+                        throw courierError
+                    }
+                }
+            }
+        }
+    }
+}

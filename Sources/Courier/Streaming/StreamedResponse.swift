@@ -1,0 +1,107 @@
+import Foundation
+
+/// A response whose status and headers have arrived and whose body is still arriving.
+///
+/// ``Executor/stream(_:options:)`` returns one as soon as the head is in; read ``body`` to get the
+/// rest. Whatever the status: check it (or call ``validated(_:)``) before reading.
+public struct StreamedResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The URL of the response, after redirects.
+    public var url: URL?
+    /// The body, in chunks.
+    public var body: ByteStream
+
+    /// Creates a streamed response.
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - headers: The header fields.
+    ///   - url: The URL of the response.
+    ///   - body: The body.
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), url: URL? = nil, body: ByteStream) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+        self.body = body
+    }
+
+    /// A buffered response in streaming form: its body as one chunk.
+    /// - Parameter response: The response.
+    public init(_ response: Response) {
+        self.init(status: response.status, headers: response.headers, url: response.url, body: ByteStream(response.body))
+    }
+
+    /// The status, headers and URL as a ``Response`` with an empty body: what middleware sees of
+    /// a stream.
+    public var head: Response { Response(status: status, headers: headers, url: url) }
+
+    /// Whether the status is in the 2xx range.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The `Content-Type` header parsed as a media type, if present.
+    public var contentType: MediaType? { headers[.contentType].map(MediaType.init(rawValue:)) }
+
+    /// The expected body length from `Content-Length`, when the server sent one.
+    public var expectedLength: Int64? {
+        headers[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    /// Reads the whole body into a ``Response``, refusing more than `limit` bytes.
+    /// - Parameter limit: The most body bytes to accept; 16 MiB by default.
+    /// - Returns: The buffered response.
+    /// - Throws: ``CourierError/Cause/responseTooLarge(limit:)`` or the stream's error.
+    public func collect(upTo limit: Int = 16 << 20) async throws(CourierError) -> Response {
+        Response(status: status, headers: headers, body: try await body.collect(upTo: limit), url: url)
+    }
+
+    /// This response when `accept` says its status is acceptable (2xx by default); otherwise the
+    /// transfer is stopped and ``CourierError/Cause/unacceptableStatus(_:errorBody:)`` thrown,
+    /// with the start of the body (up to 64 KiB) in the error's response.
+    /// - Parameter accept: The statuses to accept.
+    /// - Returns: This response.
+    /// - Throws: ``CourierError``.
+    public func validated(_ accept: some RangeExpression<Int> & Sendable = 200..<300) async throws(CourierError) -> StreamedResponse {
+        guard accept.contains(status) else {
+            var start = Data()
+            var iterator = body.makeAsyncIterator()
+            while start.count < 64 << 10, let chunk = try? await iterator.next() { start.append(chunk.prefix((64 << 10) - start.count)) }
+            body.cancel()
+            throw CourierError(
+                .unacceptableStatus(status, errorBody: nil),
+                response: Response(status: status, headers: headers, body: start, url: url))
+        }
+        return self
+    }
+}
+
+/// How a stream is buffered and reported.
+public struct StreamOptions: Sendable {
+    /// The most bytes that may wait between the network and the reader; see
+    /// ``CourierError/Cause/slowConsumer(bufferLimit:)``. ``ByteStream/defaultBufferLimit`` by default.
+    public var bufferLimit: Int
+    /// The most bytes written to a temporary file when the reader falls more than
+    /// ``bufferLimit`` behind the network (FoundationNetworking cannot pause a transfer, so the
+    /// bytes must go somewhere): memory stays bounded and a slow reader still gets every byte.
+    /// Past this, the stream ends with ``CourierError/Cause/slowConsumer(bufferLimit:)``; `0`
+    /// ends it as soon as the memory buffer is full. 1 GiB by default. The file is unlinked as
+    /// soon as it is open and emptied whenever the reader catches up.
+    public var spillLimit: Int64
+    /// Receives upload progress (bytes sent) as the request body goes out; download progress is
+    /// counted by whoever reads the body (``Executor/download(_:to:options:)`` does).
+    public var uploadProgress: TransferProgress?
+
+    /// Creates options.
+    /// - Parameters:
+    ///   - bufferLimit: The most bytes that may wait unread in memory.
+    ///   - uploadProgress: Receives upload progress.
+    ///   - spillLimit: The most bytes spilled to a temporary file when the reader lags.
+    public init(
+        bufferLimit: Int = ByteStream.defaultBufferLimit, spillLimit: Int64 = 1 << 30, uploadProgress: TransferProgress? = nil
+    ) {
+        self.bufferLimit = max(1, bufferLimit)
+        self.spillLimit = max(0, spillLimit)
+        self.uploadProgress = uploadProgress
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The delegate of the session a ``URLSessionExecutor`` streams with: hands each task's head over
+/// as soon as it arrives and its body chunk by chunk into a bounded ``ByteStream``, with the same
+/// redirect, credential, 401 and size-limit rules as ``SessionDelegate``.
+///
+/// A separate session (made on first use) keeps the buffered path free of the per-response
+/// callback a stream needs. FoundationNetworking cannot pause a transfer (suspending a running
+/// task removes it from libcurl, and resuming starts it again), so what a lagging reader has not
+/// taken goes to the channel's spill file, within ``StreamOptions/spillLimit``; on every
+/// platform alike.
+final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    typealias HeadCompletion = @Sendable (Result<StreamedResponse, any Error>) -> Void
+
+    /// One logical request: the tasks of its redirect chain, one after another, feeding one body.
+    final class Transfer: Sendable {
+        struct State {
+            var chain: RedirectPolicy.Chain
+            var task: URLSessionTask?
+            var pendingRedirect: URLRequest?
+            var head: HeadCompletion?
+            var received = 0
+            var cancelled = false
+            /// The file the current hop uploads (dropped when a redirect turns the request into a GET).
+            var uploadFile: URL?
+        }
+
+        let state: Locked<State>
+        let channel: StreamChannel
+        let request: Request
+        let progress: TransferProgress?
+        let cleanup: @Sendable () -> Void
+
+        init(
+            chain: RedirectPolicy.Chain, request: Request, uploadFile: URL?, options: StreamOptions,
+            cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
+        ) {
+            self.state = Locked(State(chain: chain, head: head, uploadFile: uploadFile))
+            self.channel = StreamChannel(limit: options.bufferLimit, spillLimit: options.spillLimit)
+            self.request = request
+            self.progress = options.uploadProgress
+            self.cleanup = cleanup
+        }
+
+        func cancel() {
+            let task = state.withLock { state -> URLSessionTask? in
+                state.cancelled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+
+        /// Hands the head over once, with the body stream attached.
+        func deliverHead(_ response: HTTPURLResponse) {
+            guard let complete = state.withLock({ state in defer { state.head = nil }; return state.head }) else { return }
+            complete(.success(StreamedResponse(http: response, body: ByteStream(channel: channel))))
+        }
+
+        /// Ends the exchange: a failure before the head fails the call, after it the body.
+        func end(_ error: (any Error)?) {
+            let complete = state.withLock { state in defer { state.head = nil }; return state.head }
+            let failure = error.map { CourierError.wrapping($0, request: request) }
+            if let complete, let error { complete(.failure(error)) }
+            channel.finish(failure)
+            progress?.finish()
+            cleanup()
+        }
+    }
+
+    private let transfers = Locked<[Int: Transfer]>([:])
+    let redirects: RedirectPolicy
+    let maximumResponseSize: Int?
+
+    init(redirects: RedirectPolicy, maximumResponseSize: Int?) {
+        self.redirects = redirects
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    /// Sends `urlRequest` (uploading `uploadFile` when given) and calls `head` once, with the
+    /// streamed response or the failure before it. Returns an action that cancels the transfer.
+    func start(
+        _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, on session: URLSession,
+        options: StreamOptions, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
+    ) -> @Sendable () -> Void {
+        let chain = RedirectPolicy.Chain(
+            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
+            redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
+        let transfer = Transfer(
+            chain: chain, request: request, uploadFile: uploadFile, options: options, cleanup: cleanup, head: head)
+        transfer.channel.onTermination { transfer.cancel() }
+        launch(urlRequest, for: transfer, on: session)
+        return { transfer.cancel() }
+    }
+
+    private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
+        let file = transfer.state.withLock { $0.uploadFile }
+        let task: URLSessionTask
+        if let file {
+            task = session.uploadTask(with: urlRequest, fromFile: file)
+        } else {
+            task = session.dataTask(with: urlRequest)
+        }
+        transfers.withLock { $0[task.taskIdentifier] = transfer }
+        let cancelled = transfer.state.withLock { state -> Bool in
+            state.task = task
+            state.pendingRedirect = nil
+            state.received = 0
+            return state.cancelled
+        }
+        if cancelled {
+            transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+            transfer.end(URLError(.cancelled))
+            return
+        }
+        task.resume()
+    }
+
+    private func transfer(for task: URLSessionTask) -> Transfer? {
+        transfers.withLock { $0[task.taskIdentifier] }
+    }
+
+    /// A 3xx that the policy may follow: its head waits until the redirect is decided.
+    private func awaitsRedirect(_ response: HTTPURLResponse) -> Bool {
+        redirects.follows && [301, 302, 303, 307, 308].contains(response.statusCode)
+            && response.value(forHTTPHeaderField: "Location") != nil
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // FoundationNetworking ignores the disposition; the transfer is stopped by cancelling.
+        completionHandler(.allow)
+        guard let transfer = transfer(for: dataTask), let http = response as? HTTPURLResponse, !awaitsRedirect(http) else {
+            return
+        }
+        transfer.deliverHead(http)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let transfer = transfer(for: dataTask) else { return }
+        let (skip, total) = transfer.state.withLock { state -> (Bool, Int) in
+            if state.pendingRedirect != nil { return (true, 0) }
+            state.received += data.count
+            return (false, state.received)
+        }
+        guard !skip else { return }
+        if let http = dataTask.response as? HTTPURLResponse { transfer.deliverHead(http) }
+        if let limit = maximumResponseSize, total > limit {
+            transfer.channel.finish(CourierError(.responseTooLarge(limit: limit), request: transfer.request))
+            dataTask.cancel()
+            return
+        }
+        if !transfer.channel.yield(data) { dataTask.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        guard let transfer = transfer(for: task), let progress = transfer.progress else { return }
+        progress.update(completed: totalBytesSent, expected: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let (redirect, received) = transfer.state.withLock { ($0.pendingRedirect, $0.received) }
+        if error == nil, let redirect {
+            launch(redirect, for: transfer, on: session)
+            return
+        }
+        if let error { return transfer.end(error) }
+        guard let response = task.response as? HTTPURLResponse else { return transfer.end(URLError(.badServerResponse)) }
+        transfer.deliverHead(response)
+        if let failure = SessionDelegate.framingFailure(response, bodyCount: received, method: task.originalRequest?.httpMethod) {
+            return transfer.end(CourierError(.transport(failure)))
+        }
+        transfer.end(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let transfer = transfer(for: task) else { return completionHandler(nil) }
+        let decision = transfer.state.withLock { state -> RedirectPolicy.Decision in
+            let location = response.value(forHTTPHeaderField: "Location")
+            let decision = redirects.decide(status: response.statusCode, location: location, chain: &state.chain)
+            if case .follow(let next) = decision {
+                state.pendingRedirect = next
+                // 301/302/303 may turn the request into a body-less GET.
+                if next.httpMethod == "GET" || next.httpMethod == "HEAD" { state.uploadFile = nil }
+            }
+            return decision
+        }
+        if case .fail(let failure) = decision {
+            transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+            transfer.end(CourierError(.transport(failure)))
+        }
+        // The task stops at the redirect response either way; a followed redirect continues in a
+        // new task once this one completes.
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            // Courier sends credentials itself; hand the 401 back instead of waiting for one.
+            if let failure = challenge.failureResponse as? HTTPURLResponse,
+                let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) })
+            {
+                transfer.deliverHead(failure)
+                transfer.end(nil)
+                completionHandler(.cancelAuthenticationChallenge, nil)
+                return
+            }
+        #endif
+        completionHandler(.performDefaultHandling, nil)
+    }
+}
+
+extension StreamedResponse {
+    /// The head of Foundation's response with `body` attached.
+    init(http: HTTPURLResponse, body: ByteStream) {
+        let head = Response(http: http, body: Data())
+        self.init(status: head.status, headers: head.headers, url: head.url, body: body)
+    }
+}

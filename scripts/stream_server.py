@@ -1,0 +1,211 @@
+"""A small HTTP/1.1 server for Courier's streaming tests and benchmarks (loopback only, stdlib only).
+
+  /sse?key=K&count=N&per_connection=M&retry=MS
+        text/event-stream with events id 1..N (data "event <id>"), resuming after the request's
+        Last-Event-ID; closes the connection after M events (so a client must reconnect) and
+        records every Last-Event-ID it was sent under key K (read them at /log?key=K).
+        After the last event it answers 204 to say "stop reconnecting".
+  /sse-status?code=C           answers status C (for example 204 or 500) with an empty body
+  /sse-wrong-type              200 with text/plain
+  /ndjson?count=N              N JSON lines {"n": i}
+  /file?size=N&etag=E&cut=K&ignore_range=1
+        N deterministic bytes (byte i is i % 251) with ETag and Range / If-Range support
+        (206 with Content-Range); cut=K closes the connection after K body bytes; ignore_range
+        answers 200 with the whole body whatever the request asks.
+  /bytes?size=N                N zero bytes, written in 1 MiB blocks (benchmarks)
+  /upload (POST or PUT)        reads the body (Content-Length or chunked) and answers JSON
+                               {"length": n, "crc32": c, "content_type": ...}
+  /log?key=K                   JSON list of the Last-Event-ID values /sse received under K
+Usage: python3 stream_server.py PORT
+"""
+import http.server
+import json
+import sys
+import threading
+import urllib.parse
+import zlib
+
+LOG = {}
+LOCK = threading.Lock()
+PATTERN = bytes(i % 251 for i in range(251 * 4096))
+
+
+def pattern(start, end):
+    out = bytearray()
+    position = start
+    while position < end:
+        offset = position % 251
+        take = min(end - position, len(PATTERN) - offset)
+        out += PATTERN[offset:offset + take]
+        position += take
+    return bytes(out)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def query(self):
+        url = urllib.parse.urlsplit(self.path)
+        return url.path, {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
+
+    def send_body(self, status, body, content_type="application/json", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        path, q = self.query()
+        if path == "/sse":
+            return self.sse(q)
+        if path == "/sse-status":
+            code = int(q.get("code", "204"))
+            self.send_response(code)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if path == "/sse-wrong-type":
+            return self.send_body(200, b"data: nope\n\n", "text/plain")
+        if path == "/ndjson":
+            count = int(q.get("count", "3"))
+            body = b"".join(json.dumps({"n": i}).encode() + b"\n" for i in range(1, count + 1))
+            return self.send_body(200, body, "application/x-ndjson")
+        if path == "/file":
+            return self.file(q)
+        if path == "/bytes":
+            size = int(q.get("size", "0"))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            block = b"\0" * (1 << 20)
+            remaining = size
+            try:
+                while remaining > 0:
+                    n = min(remaining, len(block))
+                    self.wfile.write(block[:n])
+                    remaining -= n
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
+        if path == "/log":
+            with LOCK:
+                seen = list(LOG.get(q.get("key", ""), []))
+            return self.send_body(200, json.dumps(seen).encode())
+        self.send_body(404, b"{}")
+
+    def sse(self, q):
+        key = q.get("key", "")
+        count = int(q.get("count", "5"))
+        per_connection = int(q.get("per_connection", str(count)))
+        retry = q.get("retry")
+        last = self.headers.get("Last-Event-ID")
+        with LOCK:
+            LOG.setdefault(key, []).append(last)
+        start = int(last) + 1 if last and last.isdigit() else 1
+        if start > count:
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        lines = [": a comment the client ignores\n"]
+        if retry:
+            lines.append("retry: %s\n" % retry)
+        for n in range(start, min(count, start + per_connection - 1) + 1):
+            lines.append("id: %d\ndata: event %d\n\n" % (n, n))
+        try:
+            for line in lines:
+                self.wfile.write(line.encode())
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def file(self, q):
+        size = int(q.get("size", "1000"))
+        etag = '"%s"' % q.get("etag", "v1")
+        cut = int(q["cut"]) if "cut" in q else None
+        start, end = 0, size
+        status = 200
+        requested = self.headers.get("Range")
+        if_range = self.headers.get("If-Range")
+        if requested and "ignore_range" not in q and (if_range is None or if_range == etag):
+            spec = requested.replace("bytes=", "").split("-")
+            start = int(spec[0]) if spec[0] else 0
+            if start >= size:
+                self.send_response(416)
+                self.send_header("Content-Range", "bytes */%d" % size)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            status = 206
+        self.send_response(status)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("ETag", etag)
+        self.send_header("Accept-Ranges", "bytes")
+        if status == 206:
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end - 1, size))
+        self.send_header("Content-Length", str(end - start))
+        if cut is not None:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        body = pattern(start, end)
+        if cut is not None:
+            body = body[: max(0, cut - start)] if cut > start else b""
+        try:
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def do_PUT(self):
+        self.do_POST()
+
+    def do_POST(self):
+        path, q = self.query()
+        if path != "/upload":
+            return self.send_body(404, b"{}")
+        length = 0
+        crc = 0
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            while True:
+                size = int(self.rfile.readline().strip().split(b";")[0], 16)
+                if size == 0:
+                    self.rfile.readline()
+                    break
+                remaining = size
+                while remaining > 0:
+                    block = self.rfile.read(min(remaining, 1 << 20))
+                    crc = zlib.crc32(block, crc)
+                    length += len(block)
+                    remaining -= len(block)
+                self.rfile.readline()
+        else:
+            remaining = int(self.headers.get("Content-Length", "0"))
+            while remaining > 0:
+                block = self.rfile.read(min(remaining, 1 << 20))
+                if not block:
+                    break
+                crc = zlib.crc32(block, crc)
+                length += len(block)
+                remaining -= len(block)
+        body = json.dumps({"length": length, "crc32": crc, "content_type": self.headers.get("Content-Type")})
+        self.send_body(200, body.encode())
+
+
+if __name__ == "__main__":
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
