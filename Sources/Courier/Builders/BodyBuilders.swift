@@ -121,15 +121,28 @@ private func describe(_ error: EncodingError) -> String {
 /// ])
 /// ```
 ///
-/// The body is encoded once, when this builder is created; files are read then. A file that
-/// cannot be read or an invalid part is recorded as a ``RequestProblem/Kind/bodyEncodingFailed``
+/// Without files, the body is encoded once, when this builder is created. With file parts it
+/// becomes a ``Request/bodySource``: the files are streamed from disk while the request is sent
+/// (read again for a retry), so a large file is never held in memory. A file that is not
+/// readable now or an invalid part is recorded as a ``RequestProblem/Kind/bodyEncodingFailed``
 /// problem.
 /// - Parameters:
 ///   - parts: The parts, in order.
 ///   - encoder: Chooses the boundary; inject one with a fixed random source in tests.
 /// - Returns: The builder.
 public func multipart(_ parts: [MultipartPart], encoder: MultipartEncoder = MultipartEncoder()) -> RequestBuilder {
+    let hasFiles = parts.contains { if case .file = $0.content { true } else { false } }
     do {
+        if hasFiles {
+            let (segments, boundary) = try encoder.segments(parts)
+            let source = BodySource(storage: .segments(segments))
+            return { request in
+                var request = request
+                request.bodySource = source
+                request.headers.set(.contentType, "multipart/form-data; boundary=\(boundary)")
+                return request
+            }
+        }
         let (data, boundary) = try encoder.encode(parts)
         return body(data, contentType: MediaType(rawValue: "multipart/form-data; boundary=\(boundary)"))
     } catch {

@@ -7,7 +7,7 @@ public struct MultipartPart: Sendable, Hashable {
     public enum Content: Sendable, Hashable {
         /// Bytes in memory.
         case data(Data)
-        /// A file, read when the body is encoded, straight into the body buffer.
+        /// A file, read while the request is sent (streamed from disk, never held whole).
         case file(URL)
     }
 
@@ -166,6 +166,55 @@ public struct MultipartEncoder: Sendable {
         }
         body.append(contentsOf: "--\(boundary)--\r\n".utf8)
         return body
+    }
+
+    /// Lays the parts out as segments for a body read when the request is sent: part heads and
+    /// in-memory parts as bytes, files as references read then (never now). The boundary is
+    /// checked against the in-memory content; file content is not scanned (the boundary's 128
+    /// random bits make a collision negligible).
+    /// - Parameter parts: The parts, in order.
+    /// - Returns: The segments and the boundary.
+    /// - Throws: ``RequestProblem`` for an invalid content type, or a file that is not a
+    ///   readable local file now.
+    func segments(_ parts: [MultipartPart]) throws(RequestProblem) -> (segments: [BodySource.Segment], boundary: String) {
+        for (index, part) in parts.enumerated() {
+            if let type = part.contentType, HTTPSyntax.headerValueDefect(type.rawValue) != nil {
+                throw RequestProblem(.bodyEncodingFailed, "multipart part \(index) has a Content-Type with a control character")
+            }
+            if case .file(let url) = part.content, !(url.isFileURL && FileManager.default.isReadableFile(atPath: url.path)) {
+                throw RequestProblem(
+                    .bodyEncodingFailed, "multipart part \(index): the file \(url.lastPathComponent.debugDescription) could not be read")
+            }
+        }
+        for _ in 0..<Self.maximumAttempts {
+            let boundary = makeBoundary()
+            let marker = Data(("--" + boundary).utf8)
+            var segments: [BodySource.Segment] = []
+            var pending = Data()
+            var clash = false
+            for part in parts {
+                var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.escape(part.name))\""
+                if let filename = part.filename { head += "; filename=\"\(Self.escape(filename))\"" }
+                head += "\r\n"
+                if let type = part.contentType { head += "Content-Type: \(type.rawValue)\r\n" }
+                head += "\r\n"
+                pending.append(contentsOf: head.utf8)
+                switch part.content {
+                case .data(let data):
+                    if Self.occurrences(of: marker, in: data) > 0 { clash = true }
+                    pending.append(data)
+                case .file(let url):
+                    segments.append(.data(pending))
+                    pending = Data()
+                    segments.append(.file(url))
+                }
+                pending.append(contentsOf: "\r\n".utf8)
+            }
+            pending.append(contentsOf: "--\(boundary)--\r\n".utf8)
+            segments.append(.data(pending))
+            if !clash { return (segments, boundary) }
+        }
+        throw RequestProblem(.bodyEncodingFailed, "no multipart boundary absent from the content was found")
     }
 
     /// Escapes `"`, CR and LF in a quoted header parameter.

@@ -59,6 +59,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// full, so the transfer was stopped rather than letting memory or disk grow
         /// (FoundationNetworking cannot pause a transfer). Read faster or raise the limits.
         case slowConsumer(bufferLimit: Int)
+        /// A download's file could not be written or moved into place, or failed its
+        /// ``DownloadOptions/verify`` check; the message says which.
+        case fileFailure(String)
     }
 
     /// What went wrong.
@@ -155,6 +158,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "pagination stopped after \(limit) pages, the most allowed, and the server named another"
         case .paginationCycle(let page):
             text = "pagination cycle: page \(page) names an earlier page as the next one"
+        case .fileFailure(let message):
+            text = "download file failure: \(message)"
         case .slowConsumer(let limit):
             text = "the stream's reader fell too far behind (memory buffer of \(limit) bytes and spill file full), "
                 + "so the transfer was stopped; read the body faster or raise StreamOptions.bufferLimit or spillLimit"

@@ -183,6 +183,70 @@ public final class InMemoryExecutor: Executor {
     /// - Throws: ``CourierError`` for an invalid request (which is not recorded), the stub's
     ///   failure, or `CancellationError` when cancelled during a delay.
     public func execute(_ request: Request) async throws -> Response {
+        let (stub, url) = try await answer(request)
+        switch stub.outcome {
+        case .response(var response):
+            if response.url == nil { response.url = url }
+            return response
+        case .failure(let error):
+            throw error
+        case .stream(let script):
+            // Buffered: the whole script, with its pauses, then the fault if it has one.
+            var body = Data()
+            for chunk in script.chunks {
+                if let interval = script.interval { try await sleep(interval) }
+                body.append(chunk)
+            }
+            if let failure = script.failure { throw failure }
+            var response = script.head
+            response.body = body
+            if response.url == nil { response.url = url }
+            return response
+        }
+    }
+
+    /// Records `request` and answers with the handler's stub as a stream: a ``Stub/stream(_:status:headers:every:)``
+    /// stub delivers its chunks one by one (pausing `every` on the executor's clock, with
+    /// backpressure from the reader), then its fault if it has one; other stubs are one chunk.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: The buffer limit.
+    /// - Returns: The head and the body stream.
+    /// - Throws: As ``execute(_:)``, before the head.
+    public func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        let (stub, url) = try await answer(request)
+        let script: Stub.Script
+        switch stub.outcome {
+        case .response(var response):
+            if response.url == nil { response.url = url }
+            return StreamedResponse(response)
+        case .failure(let error):
+            throw error
+        case .stream(let streamed):
+            script = streamed
+        }
+        var head = script.head
+        head.body = Data()
+        if head.url == nil { head.url = url }
+        let (body, continuation) = ByteStream.makeStream(bufferLimit: options.bufferLimit)
+        let sleep = self.sleep
+        let producer = Task {
+            do {
+                for chunk in script.chunks {
+                    if let interval = script.interval { try await sleep(interval) }
+                    guard await continuation.send(chunk) else { return }
+                }
+                continuation.finish(throwing: script.failure)
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination { producer.cancel() }
+        return StreamedResponse(status: head.status, headers: head.headers, url: head.url, body: body)
+    }
+
+    /// Validates and records `request`, then takes its stub and waits out the stub's delay.
+    private func answer(_ request: Request) async throws -> (Stub, URL) {
         // Rendering the URL validates the request, and the response carries it.
         let url = try request.validatedURL()
         if recordingLimit > 0 {
@@ -201,13 +265,7 @@ public final class InMemoryExecutor: Executor {
         let stub = try await handler(request)
         if let delay = stub.delay { try await sleep(delay) }
         try Task.checkCancellation()
-        switch stub.outcome {
-        case .response(var response):
-            if response.url == nil { response.url = url }
-            return response
-        case .failure(let error):
-            throw error
-        }
+        return (stub, url)
     }
 }
 

@@ -15,6 +15,33 @@ public struct Stub: Sendable {
         case response(Response)
         /// Fail with this error, as a transport would.
         case failure(any Error)
+        /// Answer with a head, then a body in chunks (for ``Executor/stream(_:options:)``).
+        case stream(Script)
+    }
+
+    /// A streamed answer: the head, the chunks, the pause before each, and an optional fault.
+    public struct Script: Sendable {
+        /// The status, headers and URL (its body is ignored).
+        public var head: Response
+        /// The body, chunk by chunk.
+        public var chunks: [Data]
+        /// How long to wait before each chunk, on the executor's clock; `nil` for no wait.
+        public var interval: Duration?
+        /// The error the body fails with after the last chunk, if any.
+        public var failure: (any Error)?
+
+        /// Creates a script.
+        /// - Parameters:
+        ///   - head: The status, headers and URL.
+        ///   - chunks: The body chunks.
+        ///   - interval: The wait before each chunk.
+        ///   - failure: The error after the last chunk.
+        public init(head: Response, chunks: [Data], interval: Duration? = nil, failure: (any Error)? = nil) {
+            self.head = head
+            self.chunks = chunks
+            self.interval = interval
+            self.failure = failure
+        }
     }
 
     /// What the stub produces.
@@ -76,6 +103,82 @@ public struct Stub: Sendable {
     /// - Returns: The stub.
     public static func failure(_ error: any Error) -> Stub {
         Stub(.failure(error))
+    }
+
+    /// A streamed body: the head at once, then each chunk (after `interval`, when given).
+    ///
+    /// ```swift
+    /// .stream([Data("hel".utf8), Data("lo\n".utf8)], every: .milliseconds(10))
+    /// ```
+    /// - Parameters:
+    ///   - chunks: The body, chunk by chunk.
+    ///   - status: The status code; 200 by default.
+    ///   - headers: The headers.
+    ///   - interval: The wait before each chunk, on the executor's clock.
+    /// - Returns: The stub.
+    public static func stream(
+        _ chunks: [Data], status: Int = 200, headers: HTTPHeaders = [:], every interval: Duration? = nil
+    ) -> Stub {
+        Stub(.stream(Script(head: Response(status: status, headers: headers), chunks: chunks, interval: interval)))
+    }
+
+    /// A `text/event-stream` body with one chunk per event.
+    /// - Parameters:
+    ///   - events: The events, in order.
+    ///   - interval: The wait before each event.
+    /// - Returns: The stub.
+    public static func serverSentEvents(_ events: [ServerSentEvent], every interval: Duration? = nil) -> Stub {
+        stream(
+            events.map { Data($0.encoded.utf8) }, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            every: interval)
+    }
+
+    /// A JSON Lines body (`application/x-ndjson`) with one chunk per value. A value that fails to
+    /// encode makes a stub that fails with the `EncodingError`.
+    /// - Parameters:
+    ///   - values: The values, one per line.
+    ///   - interval: The wait before each line.
+    ///   - encoder: The JSON encoder.
+    /// - Returns: The stub.
+    public static func ndjson<Value: Encodable>(
+        _ values: [Value], every interval: Duration? = nil, encoder: JSONEncoder = JSONEncoder()
+    ) -> Stub {
+        do {
+            let lines = try values.map { value -> Data in
+                var line = try encoder.encode(value)
+                line.append(0x0A)
+                return line
+            }
+            return stream(lines, headers: [.contentType: "application/x-ndjson"], every: interval)
+        } catch {
+            return Stub(.failure(error))
+        }
+    }
+
+    /// The same stub, its body cut after `count` bytes and then failing with `error` (a
+    /// connection lost by default): a transfer that dies mid-body.
+    /// - Parameters:
+    ///   - count: How many body bytes arrive before the fault.
+    ///   - error: The failure.
+    /// - Returns: The faulty stub.
+    public func failing(afterBytes count: Int, with error: any Error = URLError(.networkConnectionLost)) -> Stub {
+        var script: Script
+        switch outcome {
+        case .failure: return self
+        case .response(let response): script = Script(head: response, chunks: [response.body])
+        case .stream(let existing): script = existing
+        }
+        var kept: [Data] = []
+        var remaining = max(0, count)
+        for chunk in script.chunks where remaining > 0 {
+            kept.append(chunk.prefix(remaining))
+            remaining -= min(remaining, chunk.count)
+        }
+        script.chunks = kept
+        script.failure = error
+        var copy = self
+        copy.outcome = .stream(script)
+        return copy
     }
 
     /// The same stub, answered after `delay`.

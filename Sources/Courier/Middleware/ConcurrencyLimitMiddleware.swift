@@ -34,6 +34,28 @@ public struct ConcurrencyLimitMiddleware: Middleware {
         return try await next(request)
     }
 
+    /// Waits for a slot and holds it until the streamed body ends (read to the end, failed,
+    /// cancelled or dropped), not just until the head arrives.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The streamed response.
+    /// - Throws: `CancellationError` when cancelled while waiting, or whatever `next` throws.
+    public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
+        try await gate.acquire()
+        let streamed: StreamedResponse
+        do {
+            streamed = try await next(request)
+        } catch {
+            gate.release()
+            throw error
+        }
+        var held = streamed
+        let gate = self.gate
+        held.body = streamed.body.observing(chunk: { _ in }, end: { _ in gate.release() })
+        return held
+    }
+
     /// A FIFO counting semaphore whose waiters can be cancelled.
     final class Gate: Sendable {
         struct Waiter {

@@ -16,6 +16,16 @@ public struct DeduplicationMiddleware: Middleware {
     /// The number of distinct requests in flight.
     public var inFlight: Int { flights.withLock { $0.count } }
 
+    /// Streams are never shared: a body can be read once. The request goes straight on.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The streamed response.
+    /// - Throws: Whatever `next` throws.
+    public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
+        try await next(request)
+    }
+
     /// Sends the request, or joins an identical one already in flight.
     /// - Parameters:
     ///   - request: The request.

@@ -27,6 +27,9 @@ public struct LoggingMiddleware: Middleware {
             case response
             /// The request failed without a response.
             case failure
+            /// A streamed body ended (see ``Executor/stream(_:options:)``): normally, or with
+            /// ``Event/error``. ``Event/streamedBytes`` says how much the reader took.
+            case streamEnded
         }
 
         /// What happened.
@@ -43,8 +46,11 @@ public struct LoggingMiddleware: Middleware {
         public var responseHeaders: HTTPHeaders?
         /// The request body as logged (capped, redacted, or a summary), when bodies are on.
         public var requestBody: String?
-        /// The response body as logged (capped, redacted, or a summary), when bodies are on.
+        /// The response body as logged (capped, redacted, or a summary), when bodies are on. For
+        /// a stream, the start of the body, in the ``Kind/streamEnded`` event.
         public var responseBody: String?
+        /// For ``Kind/streamEnded``: the body bytes the reader took.
+        public var streamedBytes: Int?
 
         /// Whether the failure is one expected on real networks (timeouts, lost connections,
         /// cancellation), as opposed to a bug or a misconfiguration.
@@ -67,6 +73,10 @@ public struct LoggingMiddleware: Middleware {
             case .failure:
                 let reason = error?.summary ?? "unknown"
                 return "✕ \(line)\(elapsed)) failed: \(reason)"
+            case .streamEnded:
+                let bytes = streamedBytes ?? 0
+                guard let error else { return "⇣ \(line)\(elapsed), \(bytes) bytes streamed)" }
+                return "✕ \(line)\(elapsed)) stream ended after \(bytes) bytes: \(error.summary)"
             }
         }
 
@@ -146,5 +156,65 @@ public struct LoggingMiddleware: Middleware {
             sink(Event(kind: .failure, request: redacted, error: wrapped, duration: clock.now - start))
             throw error
         }
+    }
+
+    /// Logs the request and the head as ``intercept(_:next:)`` does, then a
+    /// ``Event/Kind/streamEnded`` event when the body ends, with the byte count and (when bodies
+    /// are logged) the start of the body, up to the cap; the body is never held whole.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The streamed response, observed.
+    /// - Throws: Whatever `next` throws, unchanged.
+    public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
+        var policy = request
+        policy.redaction = request.redaction.merging(redaction)
+        let redacted = policy.redacted()
+        let redactor: BodyRedactor? = bodies == .off ? nil : BodyRedactor(request: request, extra: redaction)
+        var sent = Event(kind: .request, request: redacted)
+        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
+        sink(sent)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let streamed: StreamedResponse
+        do {
+            streamed = try await next(request)
+        } catch {
+            let wrapped = CourierError.wrapping(error, request: request)
+            sink(Event(kind: .failure, request: redacted, error: wrapped, duration: clock.now - start))
+            throw error
+        }
+        var head = streamed.head
+        head.headers = policy.redaction.redacting(streamed.headers)
+        var received = Event(kind: .response, request: redacted, duration: clock.now - start)
+        received.response = head
+        received.responseHeaders = head.headers
+        sink(received)
+        let shownHead = head
+        let cap: Int
+        if case .on(let maxBytes) = bodies { cap = max(0, maxBytes) + 1 } else { cap = 0 }
+        let seen = Locked((count: 0, start: Data()))
+        let type = streamed.headers[.contentType]
+        let sink = self.sink
+        let logBody: @Sendable (Data) -> String? = { [self] body in logged(body, type: type, redactor: redactor) }
+        var observed = streamed
+        observed.body = streamed.body.observing(
+            chunk: { chunk in
+                seen.withLock { seen in
+                    seen.count += chunk.count
+                    if seen.start.count < cap { seen.start.append(chunk.prefix(cap - seen.start.count)) }
+                }
+            },
+            end: { error in
+                let (count, bodyStart) = seen.withLock { ($0.count, $0.start) }
+                var ended = Event(kind: .streamEnded, request: redacted, duration: clock.now - start)
+                ended.response = shownHead
+                ended.responseHeaders = shownHead.headers
+                ended.streamedBytes = count
+                ended.error = error.map { CourierError.wrapping($0, request: request) }
+                ended.responseBody = logBody(bodyStart)
+                sink(ended)
+            })
+        return observed
     }
 }

@@ -338,6 +338,9 @@ public struct HAR: Codable, Sendable, Hashable {
         public var encoding: String?
         /// A comment.
         public var comment: String?
+        /// The sizes of the chunks a streamed body arrived in (a Courier extension), so that
+        /// ``HARReplayExecutor`` replays a stream chunk by chunk; absent for buffered bodies.
+        public var _chunks: [Int]?
 
         /// Creates a body.
         /// - Parameters:

@@ -81,8 +81,63 @@ public final class HARRecorder: Middleware {
         }
     }
 
+    /// The most bytes of a streamed body kept for the recording; the rest is counted, not kept.
+    public static let streamedBodyLimit = 4 << 20
+
+    /// Records a streamed exchange when its body ends, with the sizes of the chunks it arrived in
+    /// (so ``HARReplayExecutor`` replays it chunk by chunk). At most ``streamedBodyLimit`` bytes
+    /// of the body are kept; a longer body is recorded cut, with a comment saying so.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The streamed response, observed.
+    /// - Throws: What the rest of the chain throws, unchanged.
+    public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
+        let order = recorded.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
+        let started = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let streamed: StreamedResponse
+        do {
+            streamed = try await next(request)
+        } catch {
+            let wrapped = CourierError.wrapping(error, request: request)
+            record(request, response: nil, error: wrapped, started: started, elapsed: clock.now - start, order: order)
+            throw error
+        }
+        let kept = Locked((body: Data(), chunks: [Int](), total: 0))
+        let head = streamed.head
+        var observed = streamed
+        observed.body = streamed.body.observing(
+            chunk: { chunk in
+                kept.withLock { kept in
+                    kept.total += chunk.count
+                    let room = Self.streamedBodyLimit - kept.body.count
+                    guard room > 0 else { return }
+                    kept.body.append(chunk.prefix(room))
+                    kept.chunks.append(min(room, chunk.count))
+                }
+            },
+            end: { [self] error in
+                let (body, chunks, total) = kept.withLock { ($0.body, $0.chunks, $0.total) }
+                var response = head
+                response.body = body
+                var notes: [String] = []
+                if total > body.count { notes.append("streamed body cut after \(body.count) of \(total) bytes") }
+                if let error { notes.append("stream ended: \(CourierError.wrapping(error, request: request).summary)") }
+                record(
+                    request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order,
+                    chunks: chunks, comment: notes.isEmpty ? nil : notes.joined(separator: "; "))
+            })
+        return observed
+    }
+
     private func record(
-        _ request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration, order: Int
+        _ request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration, order: Int,
+        chunks: [Int]? = nil, comment: String? = nil
     ) {
         var policy = request
         policy.redaction = request.redaction.merging(redaction)
@@ -90,7 +145,12 @@ public final class HARRecorder: Middleware {
             redaction: policy.redaction, bodies: bodies, redactor: BodyRedactor(request: request, extra: redaction)
         )
         .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed)
-        recorded.withLock { $0.entries.append((order, entry)) }
+        var annotated = entry
+        if let chunks {
+            annotated.response.content._chunks = chunks
+            annotated.response.content.comment = comment
+        }
+        recorded.withLock { $0.entries.append((order, annotated)) }
     }
 }
 

@@ -63,6 +63,31 @@ public final class HARReplayExecutor: Executor {
     ///   cannot be decoded, or ``CourierError/Cause/transport(_:)`` for an entry recorded as a
     ///   failure.
     public func execute(_ request: Request) async throws -> Response {
+        try await replay(request).response
+    }
+
+    /// Replays the recorded response as a stream: chunk by chunk as it was recorded (see
+    /// ``HAR/Content/_chunks``), or as one chunk for a buffered recording.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: Unused: the recorded body is already in memory.
+    /// - Returns: The recorded head and its body.
+    /// - Throws: As ``execute(_:)``.
+    public func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        let (response, chunkSizes) = try await replay(request)
+        guard let chunkSizes, !chunkSizes.isEmpty else { return StreamedResponse(response) }
+        var chunks: [Data] = []
+        var offset = response.body.startIndex
+        for size in chunkSizes where size > 0 && offset < response.body.endIndex {
+            let end = response.body.index(offset, offsetBy: min(size, response.body.endIndex - offset))
+            chunks.append(response.body[offset..<end])
+            offset = end
+        }
+        if offset < response.body.endIndex { chunks.append(response.body[offset...]) }
+        return StreamedResponse(status: response.status, headers: response.headers, url: response.url, body: ByteStream(chunks: chunks))
+    }
+
+    private func replay(_ request: Request) async throws -> (response: Response, chunks: [Int]?) {
         let url = try request.validatedURL()
         let key = ExchangeKey(method: request.method.rawValue, url: url.absoluteString)
         let matches = candidates.filter { $0.key.matches(key) && (!matchingBodies || bodyMatches($0.entry, request)) }
@@ -75,7 +100,7 @@ public final class HARReplayExecutor: Executor {
             return candidate
         }
         try Task.checkCancellation()
-        return try response(from: chosen, url: url, request: request)
+        return (try response(from: chosen, url: url, request: request), chosen.entry.response.content._chunks)
     }
 
     private func response(from candidate: Candidate, url: URL, request: Request) throws(CourierError) -> Response {

@@ -79,10 +79,12 @@ public struct ServerSentEventParser: Sendable {
     /// Creates a parser.
     /// - Parameters:
     ///   - lastEventID: The ID to start from (a reconnection's `Last-Event-ID`).
+    ///   - retry: The reconnection time set by an earlier connection, in milliseconds.
     ///   - maximumLineLength: The longest line accepted, in bytes.
-    public init(lastEventID: String = "", maximumLineLength: Int = LineSplitter.defaultMaximumLength) {
+    public init(lastEventID: String = "", retry: Int? = nil, maximumLineLength: Int = LineSplitter.defaultMaximumLength) {
         self.lines = LineSplitter(maximumLength: maximumLineLength, dropsByteOrderMark: true)
         self.lastEventID = lastEventID
+        self.retry = retry
     }
 
     /// Feeds bytes, calling `event` with each event they complete.
