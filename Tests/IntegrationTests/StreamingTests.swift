@@ -176,4 +176,165 @@ struct StreamingTests {
         #expect(response.status == 401)
         _ = try await response.body.collect(upTo: 1 << 20)
     }
+
+    // MARK: Server-sent events
+
+    @Test func eventSourceReconnectsWithLastEventIDCheckedAtTheServer() async throws {
+        let key = UUID().uuidString
+        let source = EventSource(
+            try StreamServer.request() |> path("sse") |> query("key", key) |> query("count", 7) |> query("per_connection", 3)
+                |> query("retry", 50),
+            executor: executor)
+        var ids: [String] = []
+        for try await event in source {
+            ids.append(event.id ?? "")
+            #expect(event.data == "event \(event.id ?? "")")
+        }
+        #expect(ids == (1...7).map(String.init))
+        let log = try await executor.send(try StreamServer.request() |> path("log") |> query("key", key) |> decode([String?].self))
+        // The last connection is answered 204: the client stops there.
+        #expect(log == [nil, "3", "6", "7"])
+    }
+
+    @Test func eventSourceStopsOnANon200Status() async throws {
+        let source = EventSource(try StreamServer.request() |> path("sse-status") |> query("code", 503), executor: executor)
+        let error = await expectCourierError { for try await _ in source {} }
+        guard case .unacceptableStatus(503, _) = error?.cause else {
+            Issue.record("expected 503, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func eventSourceStopsOn204AndOnTheWrongContentType() async throws {
+        var count = 0
+        for try await _ in EventSource(try StreamServer.request() |> path("sse-status") |> query("code", 204), executor: executor) {
+            count += 1
+        }
+        #expect(count == 0)
+        let error = await expectCourierError {
+            for try await _ in EventSource(try StreamServer.request() |> path("sse-wrong-type"), executor: executor) {}
+        }
+        guard case .unacceptableContentType = error?.cause else {
+            Issue.record("expected unacceptableContentType, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func ndjsonFromTheStreamServer() async throws {
+        struct Line: Decodable, Sendable { var n: Int }
+        let response = try await executor.stream(try StreamServer.request() |> path("ndjson") |> query("count", 50))
+        var numbers: [Int] = []
+        for try await line in response.body.ndjson(Line.self) { numbers.append(line.n) }
+        #expect(numbers == Array(1...50))
+    }
+
+    // MARK: Downloads
+
+    private func destination() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("courier-it-\(UUID().uuidString).bin")
+    }
+
+    private func cleanUp(_ url: URL) {
+        for suffix in ["", ".partial", ".partial.validator"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+
+    @Test func downloadResumesWithRangeAfterACut() async throws {
+        let file = destination()
+        defer { cleanUp(file) }
+        let size = 3_000_000
+        let cut = try StreamServer.request() |> path("file") |> query("size", size) |> query("cut", 1_234_567)
+        _ = await expectCourierError { _ = try await executor.download(cut, to: file) }
+        let partial = try FileManager.default.attributesOfItem(atPath: file.path + ".partial")[.size] as? NSNumber
+        #expect(partial?.intValue == 1_234_567)
+        let progress = TransferProgress()
+        let download = try await executor.download(
+            try StreamServer.request() |> path("file") |> query("size", size), to: file, options: DownloadOptions(progress: progress))
+        #expect(download.resumedFrom == 1_234_567)
+        #expect(download.response.status == 206)
+        #expect(try Data(contentsOf: file) == StreamServer.expected(0..<size))
+        #expect(progress.current == TransferProgress.Snapshot(completed: Int64(size), expected: Int64(size), isFinished: true))
+    }
+
+    @Test func downloadStartsOverWhenTheServerIgnoresRange() async throws {
+        let file = destination()
+        defer { cleanUp(file) }
+        let request = try StreamServer.request() |> path("file") |> query("size", 500_000) |> query("ignore_range", 1)
+        _ = await expectCourierError { _ = try await executor.download(request |> query("cut", 100_000), to: file) }
+        let download = try await executor.download(request, to: file)
+        #expect(download.resumedFrom == 0)
+        #expect(try Data(contentsOf: file) == StreamServer.expected(0..<500_000))
+    }
+
+    @Test func downloadStartsOverWhenTheFileChanged() async throws {
+        let file = destination()
+        defer { cleanUp(file) }
+        let base = try StreamServer.request() |> path("file") |> query("size", 400_000)
+        _ = await expectCourierError { _ = try await executor.download(base |> query("etag", "v1") |> query("cut", 100_000), to: file) }
+        let download = try await executor.download(base |> query("etag", "v2"), to: file)
+        #expect(download.resumedFrom == 0)
+        #expect(download.response.status == 200)
+        #expect(try Data(contentsOf: file) == StreamServer.expected(0..<400_000))
+    }
+
+    @Test func httpbinRangeAndBytes() async throws {
+        let file = destination()
+        defer { cleanUp(file) }
+        let download = try await executor.download(try HTTPBin.request() |> path("range", 5000), to: file)
+        #expect(download.size == 5000)
+        let response = try await executor.stream(try HTTPBin.request() |> path("bytes", 4096))
+        #expect(try await response.body.collect(upTo: 1 << 20).count == 4096)
+    }
+
+    // MARK: Uploads
+
+    @Test func uploadsAFileFromDiskWithProgress() async throws {
+        let file = destination()
+        defer { cleanUp(file) }
+        let size = 5_000_000
+        try StreamServer.expected(0..<size).write(to: file)
+        let progress = TransferProgress()
+        let response = try await executor.stream(
+            try StreamServer.request(.post) |> path("upload") |> upload(file), options: StreamOptions(uploadProgress: progress))
+        struct Received: Decodable { var length: Int; var crc32: UInt32; var content_type: String? }
+        let received = try JSONDecoder().decode(Received.self, from: try await response.body.collect(upTo: 1 << 20))
+        #expect(received.length == size)
+        #expect(received.content_type == "application/octet-stream")
+        #expect(progress.current.completed == Int64(size))
+        #expect(progress.current.isFinished)
+        // The same through send, which buffers only the (small) response.
+        let again = try await executor.send(try StreamServer.request(.put) |> path("upload") |> upload(file) |> decode(Received.self))
+        #expect(again.length == size)
+        #expect(again.crc32 == received.crc32)
+    }
+
+    @Test func uploadsASequenceAndAMultipartFile() async throws {
+        struct Received: Decodable { var length: Int }
+        let chunks = AsyncStream<Data> { continuation in
+            for _ in 0..<10 { continuation.yield(Data(repeating: 0x41, count: 100_000)) }
+            continuation.finish()
+        }
+        let sequence = try await executor.send(
+            try StreamServer.request(.post) |> path("upload") |> upload(chunks, length: 1_000_000) |> decode(Received.self))
+        #expect(sequence.length == 1_000_000)
+
+        let file = destination()
+        defer { cleanUp(file) }
+        try Data("hello from disk".utf8).write(to: file)
+        let echo = try await executor.send(
+            try HTTPBin.request(.post) |> path("anything") |> multipart([.field("title", "x"), .file("doc", at: file, contentType: .plainText)])
+                |> decode(Echo.self))
+        #expect(echo.form["title"] == .one("x"))
+        #expect(echo.method == "POST")
+    }
+
+    @Test func aFileUploadSurvivesA307Redirect() async throws {
+        let file = destination()
+        defer { cleanUp(file) }
+        try Data(repeating: 0x42, count: 70_000).write(to: file)
+        let second = try HTTPBin.url()
+        let response = try await executor.send(
+            try HTTPBin.request(.post) |> path("redirect-to") |> query("url", second + "/anything") |> query("status_code", 307)
+                |> upload(file) |> decode(Echo.self))
+        #expect(response.data.count == 70_000)
+    }
 }

@@ -50,8 +50,14 @@ public struct EventSource: AsyncSequence, Sendable {
             self.maximumAttempts = maximumAttempts.map { Swift.max(0, $0) }
         }
 
-        /// The wait before reconnection attempt `attempt` (1 for the first after an event).
-        func delay(attempt: Int, serverRetry: Int?) -> Duration {
+        /// The wait before reconnection attempt `attempt` (1 for the first since an event
+        /// arrived): the server's `retry` (or ``initialDelay``), doubled for each attempt after
+        /// the first, at most ``maximumDelay``.
+        /// - Parameters:
+        ///   - attempt: The attempt, from 1.
+        ///   - serverRetry: The server's `retry` in milliseconds, if it sent one.
+        /// - Returns: The wait.
+        public func delay(beforeAttempt attempt: Int, serverRetry: Int?) -> Duration {
             var base = serverRetry.map { Duration.milliseconds(Swift.min($0, 86_400_000)) } ?? initialDelay
             for _ in 1..<Swift.max(1, Swift.min(attempt, 32)) {
                 base = base * 2
@@ -143,7 +149,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 if let maximum = source.policy.maximumAttempts, failures > maximum {
                     throw lastError ?? CourierError(.transport(TransportFailure(.connectionLost, message: "the event stream kept ending without events")), request: source.request)
                 }
-                let delay = source.policy.delay(attempt: failures, serverRetry: parser.retry)
+                let delay = source.policy.delay(beforeAttempt: failures, serverRetry: parser.retry)
                 do {
                     try await source.sleep(delay)
                 } catch {
