@@ -55,11 +55,13 @@ struct StreamingTests {
         // 5 bytes over 2 s, after the head.
         let response = try await executor.stream(
             try HTTPBin.request() |> path("drip") |> query("numbytes", 5) |> query("duration", 2) |> query("delay", 0))
-        let headAfter = clock.now - start
-        #expect(headAfter < .seconds(1.5))
+        let headAt = clock.now
         let body = try await response.body.collect(upTo: 100)
         #expect(body.count == 5)
-        #expect(clock.now - start >= .seconds(1.5))
+        // The head came while the body was still dripping (not at the end); absolute times vary
+        // with the load on the test server, the gap does not.
+        #expect(clock.now - headAt > .seconds(1.2))
+        #expect(headAt - start < clock.now - start)
     }
 
     @Test func breakingOutStopsTheTransfer() async throws {
