@@ -38,6 +38,13 @@ let newUser = User(id: 1, name: "Ada")
 let pngData = Data()
 let fixtureURL = URL(fileURLWithPath: "/tmp/fixture.har")
 let photoURL = URL(fileURLWithPath: "/tmp/photo.jpg")
+let backupFile = URL(fileURLWithPath: "/tmp/backup.tar")
+let destination = URL(fileURLWithPath: "/tmp/backup-copy.tar")
+
+/// One streamed chunk of a chat answer.
+struct ChatDelta: Decodable, Sendable {
+    var text: String
+}
 let logger = Logger()
 let tokens = TokenStore()
 let api: RequestBuilder = baseURL("https://api.example.com/v1")

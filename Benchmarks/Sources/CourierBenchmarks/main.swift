@@ -22,6 +22,28 @@ do {
         for comparison in try await LiveBenchmarks.delegateCost(base: base, runs: runs) { print(comparison.row()) }
         exit(0)
     }
+    if let kind = option("--streaming"), let address = option("--address") {
+        // One measurement per process (Benchmarks/run starts each in a fresh one), printed as JSON.
+        let directory = option("--directory") ?? NSTemporaryDirectory()
+        let measurement: StreamingBenchmarks.Measurement
+        switch kind {
+        case "stream": measurement = try await StreamingBenchmarks.courierStream(address)
+        case "stream-raw": measurement = try await StreamingBenchmarks.rawStream(address)
+        case "download": measurement = try await StreamingBenchmarks.courierDownload(address, directory: directory)
+        case "download-raw": measurement = try await StreamingBenchmarks.rawDownload(address, directory: directory)
+        default: throw CocoaError(.featureUnsupported)
+        }
+        print(String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self))
+        exit(0)
+    }
+    if arguments.contains("--memory-loop") {
+        print(try await MemoryBenchmarks.inMemoryLoop())
+        exit(0)
+    }
+    if arguments.contains("--parsers") {
+        for row in try await StreamingBenchmarks.parsers(runs: runs) { print(row) }
+        exit(0)
+    }
     if let huge = option("--huge") {
         // Run on its own, so the peak resident memory belongs to this measurement alone.
         print(try await MemoryBenchmarks.hugeResponse(address: huge))
@@ -36,7 +58,7 @@ do {
         for comparison in try await LiveBenchmarks.delegateCost(base: base, runs: runs) { print(comparison.row()) }
         for comparison in try await LiveBenchmarks.middleware(base: base, runs: runs) { print(comparison.row()) }
     }
-    print(try await MemoryBenchmarks.inMemoryLoop())
+    if option("--url") == nil { print(try await MemoryBenchmarks.inMemoryLoop()) }
 } catch {
     FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
     exit(1)

@@ -114,6 +114,15 @@ public struct ByteStream: AsyncSequence, Sendable {
         public mutating func next() async throws(CourierError) -> Data? {
             try await channel.next()
         }
+
+        /// The next chunk and every chunk already waiting behind it, up to about `maximum`
+        /// bytes, joined; `nil` at the end. Fewer, larger reads for consumers with a per-call
+        /// cost (a file write).
+        mutating func nextBatch(upTo maximum: Int) async throws(CourierError) -> Data? {
+            guard var batch = try await channel.next() else { return nil }
+            while batch.count < maximum, let more = channel.poll() { batch.append(more) }
+            return batch
+        }
     }
 
     /// The producer's end of a ``ByteStream``.

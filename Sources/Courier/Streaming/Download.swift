@@ -19,10 +19,10 @@ public struct DownloadOptions: Sendable {
     ///   - resumes: Whether to continue a partial file; `true` by default.
     ///   - progress: Receives progress.
     ///   - verify: Checks the complete file before it is moved into place.
-    ///   - stream: The stream's buffer limits; 16 MiB in memory by default.
+    ///   - stream: The stream's buffer limits; 4 MiB in memory (then the spill file) by default.
     public init(
         resumes: Bool = true, progress: TransferProgress? = nil, verify: (@Sendable (URL) async throws -> Void)? = nil,
-        stream: StreamOptions = StreamOptions(bufferLimit: 16 << 20)
+        stream: StreamOptions = StreamOptions(bufferLimit: 4 << 20)
     ) {
         self.resumes = resumes
         self.progress = progress
@@ -210,7 +210,7 @@ struct DownloadFiles {
         defer { try? handle.close() }
         var written: Int64 = 0
         var iterator = body.makeAsyncIterator()
-        while let chunk = try await iterator.next() {
+        while let chunk = try await iterator.nextBatch(upTo: 1 << 20) {
             do {
                 try handle.write(contentsOf: chunk)
             } catch {

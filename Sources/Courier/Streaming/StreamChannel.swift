@@ -38,33 +38,67 @@ final class StreamChannel: Sendable {
         var onTermination: [@Sendable () -> Void] = []
         var observers: [Observer] = []
         var observersEnded = false
+        /// Bytes that did not fit in memory, in order, on disk: `[spillRead, spillCommitted)` is
+        /// written and unread, `[spillCommitted, spillEnd)` is being written.
         var spill: SpillFile?
+        var spillRead: UInt64 = 0
+        var spillCommitted: UInt64 = 0
+        var spillEnd: UInt64 = 0
 
-        mutating func pop() -> Data? {
-            guard head < chunks.count else {
-                // The memory buffer holds the older bytes; the spill file the newer ones.
-                guard let spill, spill.pending > 0 else { return nil }
-                if let data = spill.read(upTo: 1 << 20) { return data }
-                self.spill = nil
-                end = .failed(CourierError(.transport(TransportFailure(.other, message: "the stream's spill file could not be read"))))
-                return nil
+        /// Whether newer bytes are on disk (written or being written): until they are read, new
+        /// chunks go to disk too, to keep the order.
+        var spilling: Bool { spillEnd > spillRead }
+
+        /// Whether nothing is left for the reader, in memory or on disk.
+        var drained: Bool { head == chunks.count && !spilling }
+
+        /// What the reader takes next: a chunk from memory (the older bytes), or a range of the
+        /// spill file, read outside the lock.
+        mutating func pop() -> Taken? {
+            if head < chunks.count {
+                let chunk = chunks[head]
+                chunks[head] = Data()
+                head += 1
+                buffered -= chunk.count
+                if head == chunks.count {
+                    chunks.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 64, head * 2 >= chunks.count {
+                    chunks.removeFirst(head)
+                    head = 0
+                }
+                return .memory(chunk)
             }
-            let chunk = chunks[head]
-            chunks[head] = Data()
-            head += 1
-            buffered -= chunk.count
-            if head == chunks.count {
-                chunks.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64, head * 2 >= chunks.count {
-                chunks.removeFirst(head)
-                head = 0
+            guard let spill, spillCommitted > spillRead else { return nil }
+            let offset = spillRead
+            let count = Int(min(spillCommitted - spillRead, 1 << 20))
+            spillRead += UInt64(count)
+            if spillRead == spillEnd {
+                // Drained with nothing being written: the file is reused from its start.
+                spillRead = 0
+                spillCommitted = 0
+                spillEnd = 0
             }
-            return chunk
+            return .disk(spill, offset: offset, count: count)
         }
     }
 
-    /// The most bytes buffered before the producer must wait (or the stream ends).
+    /// What the reader takes: bytes from memory, or a range of the spill file.
+    enum Taken {
+        case memory(Data)
+        case disk(SpillFile, offset: UInt64, count: Int)
+
+        /// The bytes; the spill file is read here, outside the lock. `nil` if that read fails.
+        func bytes() -> Data? {
+            switch self {
+            case .memory(let data): data
+            case .disk(let file, let offset, let count): file.read(count, at: offset)
+            }
+        }
+    }
+
+    /// The most bytes buffered in memory before the producer must wait (or spill, or the stream
+    /// ends).
     let limit: Int
     /// The most bytes spilled to disk when the consumer falls behind a producer that cannot wait.
     let spillLimit: Int64
@@ -75,11 +109,14 @@ final class StreamChannel: Sendable {
         self.spillLimit = max(0, spillLimit)
     }
 
+    private static let spillFailure = CourierError(
+        .transport(TransportFailure(.other, message: "the stream's spill file could not be written or read")))
+
     // MARK: Producer
 
     /// Buffers `chunk` without waiting. Returns `false` when the stream no longer accepts chunks
-    /// (the consumer is gone, or this chunk overflowed the buffer and ended the stream): the
-    /// producer should stop.
+    /// (the consumer is gone, or this chunk overflowed both limits and ended the stream): the
+    /// producer should stop. Called by one producer at a time.
     @discardableResult
     func yield(_ chunk: Data) -> Bool {
         guard !chunk.isEmpty else { return !isClosed }
@@ -87,24 +124,28 @@ final class StreamChannel: Sendable {
             case rejected
             case handOver(UnsafeContinuation<Data?, any Error>)
             case buffered
+            case spill(SpillFile, offset: UInt64)
             case overflow
         }
         let step = state.withLock { state -> Step in
             guard !state.terminated, state.end == nil else { return .rejected }
-            if let reader = state.reader {
-                state.reader = nil
-                return .handOver(reader)
+            if !state.spilling {
+                if let reader = state.reader {
+                    state.reader = nil
+                    return .handOver(reader)
+                }
+                if state.buffered == 0 || state.buffered + chunk.count <= limit {
+                    state.chunks.append(chunk)
+                    state.buffered += chunk.count
+                    return .buffered
+                }
             }
-            let spilling = (state.spill?.pending ?? 0) > 0
-            if spilling || (state.buffered > 0 && state.buffered + chunk.count > limit) {
-                guard spillLimit > 0, (state.spill?.pending ?? 0) + Int64(chunk.count) <= spillLimit else { return .overflow }
-                if state.spill == nil { state.spill = SpillFile() }
-                guard let spill = state.spill, spill.append(chunk) else { return .overflow }
-                return .buffered
-            }
-            state.chunks.append(chunk)
-            state.buffered += chunk.count
-            return .buffered
+            guard spillLimit > 0, Int64(state.spillEnd - state.spillRead) + Int64(chunk.count) <= spillLimit else { return .overflow }
+            if state.spill == nil { state.spill = SpillFile() }
+            guard let spill = state.spill, spill.isOpen else { return .overflow }
+            let offset = state.spillEnd
+            state.spillEnd += UInt64(chunk.count)
+            return .spill(spill, offset: offset)
         }
         switch step {
         case .rejected: return false
@@ -115,6 +156,28 @@ final class StreamChannel: Sendable {
         case .overflow:
             terminate(CourierError(.slowConsumer(bufferLimit: limit)))
             return false
+        case .spill(let file, let offset):
+            // The write happens outside the lock: the reader keeps reading meanwhile.
+            guard file.write(chunk, at: offset) else {
+                terminate(Self.spillFailure)
+                return false
+            }
+            let waiting = state.withLock { state -> (UnsafeContinuation<Data?, any Error>, Taken)? in
+                guard !state.terminated, state.spill === file else { return nil }
+                state.spillCommitted = offset + UInt64(chunk.count)
+                // A reader that found nothing to read while this write was under way.
+                guard state.reader != nil, let taken = state.pop(), let reader = state.reader.take() else { return nil }
+                return (reader, taken)
+            }
+            if let (reader, taken) = waiting {
+                guard let bytes = taken.bytes() else {
+                    reader.resume(throwing: Self.spillFailure)
+                    terminate(Self.spillFailure)
+                    return false
+                }
+                reader.resume(returning: bytes)
+            }
+            return true
         }
     }
 
@@ -147,7 +210,7 @@ final class StreamChannel: Sendable {
         let (reader, writer) = state.withLock { state -> (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Bool, Never>?) in
             guard state.end == nil, !state.terminated else { return (nil, nil) }
             state.end = error.map(End.failed) ?? .finished
-            guard state.head == state.chunks.count, (state.spill?.pending ?? 0) == 0 else { return (nil, state.writer.take()) }
+            guard state.drained else { return (nil, state.writer.take()) }
             return (state.reader.take(), state.writer.take())
         }
         writer?.resume(returning: false)
@@ -183,6 +246,9 @@ final class StreamChannel: Sendable {
             state.head = 0
             state.buffered = 0
             state.spill = nil
+            state.spillRead = 0
+            state.spillCommitted = 0
+            state.spillEnd = 0
             if !state.observersEnded { state.end = .failed(error) }
             let actions = state.onTermination
             state.onTermination = []
@@ -204,13 +270,13 @@ final class StreamChannel: Sendable {
     /// when the reading task is cancelled (which also stops the transfer).
     func next() async throws(CourierError) -> Data? {
         enum Ready {
-            case chunk(Data, writer: UnsafeContinuation<Bool, Never>?, observers: [Observer])
+            case chunk(Taken, writer: UnsafeContinuation<Bool, Never>?)
             case end(CourierError?)
         }
         func take(_ state: inout State) -> Ready? {
-            if let chunk = state.pop() {
+            if let taken = state.pop() {
                 let writer = state.buffered <= limit / 2 ? state.writer.take() : nil
-                return .chunk(chunk, writer: writer, observers: state.observers)
+                return .chunk(taken, writer: writer)
             }
             switch state.end {
             case .finished?: return .end(nil)
@@ -218,50 +284,71 @@ final class StreamChannel: Sendable {
             case nil: return nil
             }
         }
-        func deliver(_ ready: Ready) throws(CourierError) -> Data? {
+        /// Resumes a waiting producer, and reads a spill range outside the lock.
+        func settle(_ ready: Ready) -> Result<Data?, CourierError> {
             switch ready {
-            case .chunk(let chunk, let writer, let observers):
+            case .chunk(let taken, let writer):
                 writer?.resume(returning: true)
-                for observer in observers { observer.chunk(chunk) }
-                return chunk
-            case .end(let error):
-                endObservers(error)
-                if let error { throw error }
-                return nil
-            }
-        }
-        if let ready = state.withLock(take) { return try deliver(ready) }
-        do {
-            let chunk = try await withTaskCancellationHandler {
-                try await withUnsafeThrowingContinuation { (reader: UnsafeContinuation<Data?, any Error>) in
-                    let ready = state.withLock { state -> Ready? in
-                        if let ready = take(&state) { return ready }
-                        state.reader = reader
-                        return nil
-                    }
-                    guard let ready else { return }
-                    switch ready {
-                    case .chunk(let chunk, let writer, _):
-                        writer?.resume(returning: true)
-                        reader.resume(returning: chunk)
-                    case .end(let error?): reader.resume(throwing: error)
-                    case .end(nil): reader.resume(returning: nil)
-                    }
+                guard let bytes = taken.bytes() else {
+                    terminate(Self.spillFailure)
+                    return .failure(Self.spillFailure)
                 }
-            } onCancel: {
-                self.terminate(CourierError(.cancelled))
+                return .success(bytes)
+            case .end(let error?): return .failure(error)
+            case .end(nil): return .success(nil)
             }
-            if let chunk {
-                for observer in state.withLock({ $0.observers }) { observer.chunk(chunk) }
-            } else {
-                endObservers(nil)
-            }
-            return chunk
-        } catch {
-            let failure = CourierError.wrapping(error, request: nil)
-            endObservers(failure)
-            throw failure
         }
+        let result: Result<Data?, CourierError>
+        if let ready = state.withLock(take) {
+            result = settle(ready)
+        } else {
+            do {
+                let chunk = try await withTaskCancellationHandler {
+                    try await withUnsafeThrowingContinuation { (reader: UnsafeContinuation<Data?, any Error>) in
+                        let ready = state.withLock { state -> Ready? in
+                            if let ready = take(&state) { return ready }
+                            state.reader = reader
+                            return nil
+                        }
+                        guard let ready else { return }
+                        reader.resume(with: settle(ready).mapError { $0 as any Error })
+                    }
+                } onCancel: {
+                    self.terminate(CourierError(.cancelled))
+                }
+                result = .success(chunk)
+            } catch {
+                result = .failure(CourierError.wrapping(error, request: nil))
+            }
+        }
+        switch result {
+        case .success(let chunk?):
+            for observer in state.withLock({ $0.observers }) { observer.chunk(chunk) }
+            return chunk
+        case .success(nil):
+            endObservers(nil)
+            return nil
+        case .failure(let error):
+            endObservers(error)
+            throw error
+        }
+    }
+
+    /// The next chunk if one is ready now, without waiting; `nil` when none is (the end and
+    /// errors are left for ``next()``). For readers that gather several chunks at once.
+    func poll() -> Data? {
+        let ready = state.withLock { state -> (Taken, UnsafeContinuation<Bool, Never>?)? in
+            guard let taken = state.pop() else { return nil }
+            return (taken, state.buffered <= limit / 2 ? state.writer.take() : nil)
+        }
+        guard let (taken, writer) = ready else { return nil }
+        writer?.resume(returning: true)
+        guard let bytes = taken.bytes() else {
+            terminate(Self.spillFailure)
+            return nil
+        }
+        for observer in state.withLock({ $0.observers }) { observer.chunk(bytes) }
+        return bytes
     }
 
     private func endObservers(_ error: CourierError?) {
@@ -275,57 +362,58 @@ final class StreamChannel: Sendable {
 }
 
 /// Bytes that overflowed a stream's memory buffer, in order, in a temporary file that is unlinked
-/// as soon as it is open (nothing is left behind, even after a crash). Used under the channel's
-/// lock only.
-final class SpillFile {
-    private let handle: FileHandle?
-    private var written: UInt64 = 0
-    private var read: UInt64 = 0
+/// as soon as it is open (nothing is left behind, even after a crash). Positional reads and
+/// writes (`pread`/`pwrite`) let the producer write newer bytes while the reader reads older
+/// ones; the channel hands out the ranges.
+final class SpillFile: Sendable {
+    private let descriptor: Int32
 
     init() {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-stream-\(UUID().uuidString)")
-        if FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) {
-            handle = try? FileHandle(forUpdating: url)
-            try? FileManager.default.removeItem(at: url)
-        } else {
-            handle = nil
-        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-stream-\(UUID().uuidString)").path
+        let opened = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+        descriptor = opened
+        if opened >= 0 { unlink(path) }
     }
 
-    deinit { try? handle?.close() }
+    deinit { if descriptor >= 0 { close(descriptor) } }
 
-    /// Bytes written and not yet read back.
-    var pending: Int64 { Int64(written - read) }
+    var isOpen: Bool { descriptor >= 0 }
 
-    /// Appends `data`; `false` when the file cannot be written.
-    func append(_ data: Data) -> Bool {
-        guard let handle else { return false }
-        do {
-            try handle.seek(toOffset: written)
-            try handle.write(contentsOf: data)
-            written += UInt64(data.count)
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    /// Reads back up to `count` bytes; once everything is read the file is emptied for reuse.
-    func read(upTo count: Int) -> Data? {
-        guard let handle, pending > 0 else { return nil }
-        do {
-            try handle.seek(toOffset: read)
-            guard let data = try handle.read(upToCount: min(count, Int(pending))), !data.isEmpty else { return nil }
-            read += UInt64(data.count)
-            if read == written {
-                try handle.truncate(atOffset: 0)
-                read = 0
-                written = 0
+    /// Writes all of `data` at `offset`; `false` on failure.
+    func write(_ data: Data, at offset: UInt64) -> Bool {
+        data.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return true }
+            var done = 0
+            while done < raw.count {
+                let written = pwrite(descriptor, base + done, raw.count - done, off_t(offset) + off_t(done))
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                done += written
             }
-            return data
-        } catch {
-            return nil
+            return true
         }
+    }
+
+    /// Reads exactly `count` bytes at `offset`; `nil` on failure.
+    func read(_ count: Int, at offset: UInt64) -> Data? {
+        var data = Data(count: count)
+        let ok = data.withUnsafeMutableBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return true }
+            var done = 0
+            while done < count {
+                let got = pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                if got == 0 { return false }
+                done += got
+            }
+            return true
+        }
+        return ok ? data : nil
     }
 }
 

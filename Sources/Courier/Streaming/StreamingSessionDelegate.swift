@@ -25,6 +25,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             var head: HeadCompletion?
             var received = 0
             var cancelled = false
+            var headDelivered = false
             /// The file the current hop uploads (dropped when a redirect turns the request into a GET).
             var uploadFile: URL?
         }
@@ -56,7 +57,15 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
         /// Hands the head over once, with the body stream attached.
         func deliverHead(_ response: HTTPURLResponse) {
-            guard let complete = state.withLock({ state in defer { state.head = nil }; return state.head }) else { return }
+            guard
+                let complete = state.withLock({ state in
+                    defer {
+                        state.head = nil
+                        state.headDelivered = true
+                    }
+                    return state.head
+                })
+            else { return }
             complete(.success(StreamedResponse(http: response, body: ByteStream(channel: channel))))
         }
 
@@ -143,13 +152,14 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let transfer = transfer(for: dataTask) else { return }
-        let (skip, total) = transfer.state.withLock { state -> (Bool, Int) in
-            if state.pendingRedirect != nil { return (true, 0) }
+        // One lock per chunk on the common path; the head is looked up only until it is out.
+        let (skip, total, needsHead) = transfer.state.withLock { state -> (Bool, Int, Bool) in
+            if state.pendingRedirect != nil { return (true, 0, false) }
             state.received += data.count
-            return (false, state.received)
+            return (false, state.received, !state.headDelivered)
         }
         guard !skip else { return }
-        if let http = dataTask.response as? HTTPURLResponse { transfer.deliverHead(http) }
+        if needsHead, let http = dataTask.response as? HTTPURLResponse { transfer.deliverHead(http) }
         if let limit = maximumResponseSize, total > limit {
             transfer.channel.finish(CourierError(.responseTooLarge(limit: limit), request: transfer.request))
             dataTask.cancel()
