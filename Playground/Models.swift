@@ -21,3 +21,14 @@ struct BearerCheck: Codable, Sendable {
     var authenticated: Bool
     var token: String
 }
+
+/// One line of httpbin's `/stream/N`.
+struct StreamLine: Codable, Sendable {
+    var id: Int
+    var url: String
+}
+
+/// One server-sent event of the chat stream.
+struct ChatDelta: Codable, Sendable {
+    var text: String
+}

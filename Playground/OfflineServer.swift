@@ -20,6 +20,24 @@ enum OfflineServer {
             return .json(BearerCheck(authenticated: true, token: String(value.dropFirst("Bearer ".count))))
         case "status":
             return .status(Int(segments.dropFirst().first ?? "") ?? 400)
+        case "stream":
+            // Like httpbin's /stream/N: N JSON lines, here a few milliseconds apart.
+            let count = min(100, Int(segments.dropFirst().first ?? "") ?? 0)
+            return .ndjson((0..<count).map { StreamLine(id: $0, url: "https://httpbin.example/stream/\(count)") }, every: .milliseconds(5))
+        case "bytes":
+            // N pseudo-random bytes in 64 KiB chunks, with a Content-Length.
+            let count = min(1 << 24, Int(segments.dropFirst().first ?? "") ?? 0)
+            let bytes = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+            let chunks = stride(from: 0, to: count, by: 1 << 16).map { bytes[$0..<min($0 + (1 << 16), count)] }
+            return .stream(
+                chunks.map { Data($0) }, headers: [.contentType: "application/octet-stream", .contentLength: "\(count)"],
+                every: .milliseconds(2))
+        case "events":
+            // A chat-style server-sent event stream that ends with OpenAI's [DONE] marker.
+            let words = ["Streaming ", "arrives ", "word ", "by ", "word."]
+            return .serverSentEvents(
+                words.enumerated().map { ServerSentEvent(data: #"{"text":"\#($0.element)"}"#, id: "\($0.offset + 1)") }
+                    + [ServerSentEvent(data: "[DONE]")], every: .milliseconds(10))
         case "response-headers":
             // Like httpbin: every query parameter becomes a response header and a JSON field.
             let url = try request.validatedURL()

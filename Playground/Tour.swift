@@ -144,6 +144,47 @@ struct Tour {
         }
         try check(pageNumbers == ["1", "2", "3"], "three pages, then the sequence ended")
 
+        step("13. Stream a JSON Lines body, one value at a time")
+        let jsonLines = try await executor.stream(Request.get |> baseURL(base) |> path("stream", 5))
+        var ids: [Int] = []
+        for try await line in jsonLines.body.ndjson(StreamLine.self) {
+            print("   line \(line.id) arrived")
+            ids.append(line.id)
+        }
+        try check(ids == [0, 1, 2, 3, 4], "five lines, decoded as they arrived")
+
+        step("14. Server-sent events, ending at a [DONE] marker")
+        // httpbin has no event stream, so a live tour streams this one from memory.
+        let events = recorder ?? OfflineServer.executor()
+        let chat = try await events.stream(Request.post |> baseURL("https://httpbin.example") |> path("events"))
+        var text = ""
+        for try await delta in chat.body.serverSentEvents(until: { $0.data == "[DONE]" }).decode(ChatDelta.self) {
+            text += delta.text
+        }
+        print("   assembled: \(text)")
+        try check(text == "Streaming arrives word by word.", "every event before [DONE], decoded")
+
+        step("15. Download to a file, with a progress line")
+        let size = recorder == nil ? 102_400 : 1 << 20  // httpbin's /bytes stops at 100 KiB
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tour-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: target) }
+        let progress = TransferProgress()
+        let reporter = Task {
+            var last = -1
+            for await snapshot in progress.updates {
+                let percent = Int((snapshot.fractionCompleted ?? 0) * 100)
+                if percent / 25 != last / 25 || snapshot.isFinished {
+                    print("   progress: \(snapshot)")
+                    last = percent
+                }
+            }
+        }
+        let download = try await executor.download(
+            Request.get |> baseURL(base) |> path("bytes", size), to: target, options: DownloadOptions(progress: progress))
+        await reporter.value
+        let onDisk = (try FileManager.default.attributesOfItem(atPath: target.path)[.size] as? NSNumber)?.intValue
+        try check(download.size == Int64(size) && onDisk == size, "\(size) bytes streamed to disk, never held whole in memory")
+
         if let recorder {
             print("\n== The in-memory executor recorded \(recorder.requests.count) requests:")
             for request in recorder.requests { print("   \(request.method.rawValue) \(request.path)") }

@@ -67,7 +67,7 @@ public final class HARReplayExecutor: Executor {
     }
 
     /// Replays the recorded response as a stream: chunk by chunk as it was recorded (see
-    /// ``HAR/Content/_chunks``), or as one chunk for a buffered recording.
+    /// `HAR.Content._chunks`), or as one chunk for a buffered recording.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: Unused: the recorded body is already in memory.

@@ -6,7 +6,7 @@ import Foundation
 /// from ``makeStream(bufferLimit:)`` for an executor or test of your own. At most
 /// ``StreamOptions/bufferLimit`` bytes wait between the network and the reader.
 ///
-/// - Reading: `for try await chunk in body`, or one of the views: ``lines``, ``ndjson(_:decoder:)``,
+/// - Reading: `for try await chunk in body`, or one of the views: ``lines``, ``ndjson(_:decoder:maximumLineLength:)``,
 ///   ``serverSentEvents``; ``collect(upTo:)`` gathers a small body.
 /// - Ending early: breaking out of the loop, cancelling the reading task, or dropping the stream
 ///   unread stops the transfer at once. ``cancel()`` does it explicitly.
