@@ -95,6 +95,12 @@ extension Executor {
                     continue
                 }
                 offset = existing.size
+            case 206:
+                // A partial answer to a request that asked for no range cannot be the file.
+                response.body.cancel()
+                throw CourierError(
+                    .transport(TransportFailure(.badResponse, message: "206 Partial Content to a request without a Range")),
+                    request: request, response: response.head)
             case 200..<300:
                 offset = 0
             case 416 where existing != nil:

@@ -149,7 +149,8 @@ public struct EventSource: AsyncSequence, Sendable {
                 if let maximum = source.policy.maximumAttempts, failures > maximum {
                     throw lastError ?? CourierError(.transport(TransportFailure(.connectionLost, message: "the event stream kept ending without events")), request: source.request)
                 }
-                let delay = source.policy.delay(beforeAttempt: failures, serverRetry: parser.retry)
+                let delay = Swift.min(
+                    source.policy.delay(beforeAttempt: failures, serverRetry: parser.retry), .seconds(Request.maximumInterval))
                 do {
                     try await source.sleep(delay)
                 } catch {

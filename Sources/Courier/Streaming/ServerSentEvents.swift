@@ -51,9 +51,10 @@ public struct ServerSentEvent: Sendable, Hashable, CustomStringConvertible {
         return text + "\n"
     }
 
-    /// For example `message id=7: {"delta":"Hi"}`.
+    /// For example `message id=7: {"delta":"Hi"}`, with secret-looking JSON fields and
+    /// `name=value` pairs in the data hidden.
     public var description: String {
-        "\(event)\(id.map { " id=\($0)" } ?? ""): \(data)"
+        "\(event)\(id.map { " id=\($0)" } ?? ""): \(BodySnippet.redact(data))"
     }
 }
 
