@@ -9,7 +9,7 @@ import Foundation
 /// way on every run however busy the machine is. (Valgrind 3.19 cannot follow the threads the
 /// Swift concurrency runtime starts, so the async executor hop is timed, not counted.)
 enum InstructionProfiles {
-    static let kinds = ["build", "build-hand", "pipeline", "pipeline-hand"]
+    static let kinds = ["build", "build-hand", "build-hand-dict", "pipeline", "pipeline-hand", "live", "live-hand"]
 
     static func run(_ kind: String, count: Int) throws {
         let encoder = JSONEncoder()
@@ -21,6 +21,37 @@ enum InstructionProfiles {
             for index in 0..<count { blackHole(try BuildBenchmarks.courierBuild(index, encoder: encoder)) }
         case "build-hand":
             for index in 0..<count { blackHole(try BuildBenchmarks.handBuild(index, encoder: encoder)) }
+        case "build-hand-dict":
+            for index in 0..<count { blackHole(try BuildBenchmarks.handBuildDictionary(index, encoder: encoder)) }
+        case "live", "live-hand":
+            // The synchronous part of one live small-JSON request, around the transport: what
+            // `send` does before and after `data(for:)` (validate, render, convert the response,
+            // check the status, decode), against the hand-written client's status check and decode.
+            let resource = Request.get |> baseURL(BuildBenchmarks.base) |> path("small.json") |> decode(LiveBenchmarks.Payload.self)
+            let payload = try JSONEncoder().encode(LiveBenchmarks.Payload(id: 1, name: "Ada Lovelace, the first programmer"))
+            guard let url = URL(string: BuildBenchmarks.base + "/small.json"),
+                let http = HTTPURLResponse(
+                    url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                    headerFields: [
+                        "Content-Type": "application/json", "Content-Length": "\(payload.count)", "Server": "nginx/1.22.1",
+                        "Date": "Mon, 23 Nov 2026 03:00:00 GMT", "Connection": "keep-alive", "ETag": "\"6561-60\"",
+                        "Last-Modified": "Mon, 23 Nov 2026 02:00:00 GMT", "Accept-Ranges": "bytes",
+                    ])
+            else { throw URLError(.badURL) }
+            let prebuilt = URLRequest(url: url)
+            if kind == "live" {
+                for _ in 0..<count {
+                    try resource.request.validate()
+                    blackHole(try resource.request.urlRequest())
+                    blackHole(try resource.decode(Response(http: http, body: payload)))
+                }
+            } else {
+                for _ in 0..<count {
+                    blackHole(prebuilt)
+                    guard (200..<300).contains(http.statusCode) else { throw URLError(.badServerResponse) }
+                    blackHole(try decoder.decode(LiveBenchmarks.Payload.self, from: payload))
+                }
+            }
         case "pipeline":
             for index in 0..<count { blackHole(try courierPipeline(index, body: body, decoder: decoder)) }
         case "pipeline-hand":

@@ -36,6 +36,15 @@ do {
         print(String(decoding: try JSONEncoder().encode(measurement), as: UTF8.self))
         exit(0)
     }
+    if let kindName = option("--live-row"), let kind = LiveBenchmarks.Kind(rawValue: kindName),
+        let variant = option("--variant").flatMap(LiveRow.Variant.init(rawValue:)), let base = option("--url")
+    {
+        let result = try await LiveRow.run(
+            kind: kind, variant: variant, base: base, concurrency: option("--concurrency").flatMap(Int.init) ?? 1,
+            total: option("--total").flatMap(Int.init) ?? 2000)
+        print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
+        exit(0)
+    }
     if arguments.contains("--memory-loop") {
         print(try await MemoryBenchmarks.inMemoryLoop())
         exit(0)
@@ -52,6 +61,7 @@ do {
     print("| benchmark | Courier (median) | baseline (median) | ratio (median of per-run ratios) | target |")
     print("| --- | --- | --- | --- | --- |")
     print(try BuildBenchmarks.build(runs: runs, iterations: 20_000).row())
+    print(try BuildBenchmarks.buildAgainstDictionary(runs: runs, iterations: 20_000).row())
     print(try await BuildBenchmarks.inMemory(runs: runs, iterations: 20_000).row())
     if let base = option("--url") {
         for comparison in try await LiveBenchmarks.compare(base: base, runs: runs) { print(comparison.row()) }

@@ -51,15 +51,18 @@ enum HTTPSyntax {
 
     /// ASCII-only lower-casing; HTTP names are ASCII, and this avoids Unicode case mapping.
     static func asciiLowercased(_ string: String) -> String {
-        var hasUpper = false
-        for byte in string.utf8 where byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
-            hasUpper = true
-            break
+        var source = string
+        let lowered = source.withUTF8 { bytes -> String? in
+            // Most names are already lower case, or only their first letters are not.
+            guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for index in 0..<bytes.count {
+                    let byte = bytes[index]
+                    buffer[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+                }
+                return bytes.count
+            }
         }
-        guard hasUpper else { return string }
-        return String(
-            decoding: string.utf8.map { byte in
-                byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-            }, as: UTF8.self)
+        return lowered ?? string
     }
 }

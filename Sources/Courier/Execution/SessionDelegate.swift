@@ -58,6 +58,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let exchanges = Locked<[Int: Exchange]>([:])
+    /// 401s challenged on tasks Courier started with `data(for:)` (no exchange), by URL and
+    /// method, for the caller whose task was cancelled to answer the challenge. At most 64 kept.
+    private let challenged = Locked<[(url: URL?, method: String?, response: HTTPURLResponse)]>([])
     let redirects: RedirectPolicy
     let maximumResponseSize: Int?
 
@@ -211,12 +214,29 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         #if canImport(FoundationNetworking)
             // Courier sends credentials itself; hand the 401 back instead of waiting for one.
-            if let failure = challenge.failureResponse as? HTTPURLResponse, let exchange = exchange(for: task) {
-                exchange.finish { state in .success(Response(http: failure, body: state.body)) }
+            if let failure = challenge.failureResponse as? HTTPURLResponse {
+                if let exchange = exchange(for: task) {
+                    exchange.finish { state in .success(Response(http: failure, body: state.body)) }
+                } else {
+                    // A `data(for:)` task: its caller sees a cancellation and asks for this.
+                    challenged.withLock { list in
+                        if list.count >= 64 { list.removeFirst() }
+                        list.append((task.originalRequest?.url, task.originalRequest?.httpMethod, failure))
+                    }
+                }
                 completionHandler(.cancelAuthenticationChallenge, nil)
                 return
             }
         #endif
         completionHandler(.performDefaultHandling, nil)
+    }
+
+    /// The challenged 401 recorded for a `data(for:)` request to `url` with `method`, if any.
+    func takeChallenged(_ request: URLRequest) -> HTTPURLResponse? {
+        challenged.withLock { list in
+            guard let index = list.firstIndex(where: { $0.url == request.url && ($0.method ?? "GET") == (request.httpMethod ?? "GET") })
+            else { return nil }
+            return list.remove(at: index).response
+        }
     }
 }

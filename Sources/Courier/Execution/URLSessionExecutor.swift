@@ -127,8 +127,61 @@ public final class URLSessionExecutor: Executor {
         let urlRequest = try request.urlRequest()
         let session = self.session
         let delegate = self.delegate
+        // The body is needed chunk by chunk only for a size limit or a sub-second idle timeout;
+        // otherwise `data(for:)`, whose completion FoundationNetworking delivers inline.
+        if delegate.maximumResponseSize == nil && !request.needsExactTimeoutWatchdog {
+            return try await Self.fetch(urlRequest, for: request, on: session, delegate: delegate)
+        }
         return try await withCallback { complete in
             delegate.start(urlRequest, for: request, on: session, complete: complete)
+        }
+    }
+
+    /// Sends `urlRequest` with `data(for:)`, following redirects by hand under the policy (the
+    /// session delegate answers every redirect with "do not follow", so the 3xx comes back here
+    /// and the policy decides on its raw `Location`), and turning a challenged 401 (which
+    /// FoundationNetworking would leave hanging) back into a response. Such a 401 arrives without
+    /// its body on this path.
+    private static func fetch(
+        _ urlRequest: URLRequest, for request: Request, on session: URLSession, delegate: SessionDelegate
+    ) async throws -> Response {
+        var current = urlRequest
+        var chain: RedirectPolicy.Chain?
+        while true {
+            let data: Data
+            let response: URLResponse
+            do {
+                (data, response) = try await session.data(for: current)
+            } catch let error as URLError where error.code == .cancelled && !Task.isCancelled {
+                guard let challenged = delegate.takeChallenged(current) else { throw error }
+                return Response(http: challenged, body: Data())
+            }
+            guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+            let status = http.statusCode
+            if delegate.redirects.follows, status == 301 || status == 302 || status == 303 || status == 307 || status == 308,
+                let location = http.value(forHTTPHeaderField: "Location")
+            {
+                var state =
+                    chain
+                    ?? RedirectPolicy.Chain(
+                        origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
+                        redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
+                let decision = delegate.redirects.decide(status: status, location: location, chain: &state)
+                chain = state
+                switch decision {
+                case .follow(let next):
+                    current = next
+                    continue
+                case .fail(let failure):
+                    throw CourierError(.transport(failure))
+                case .deliver:
+                    break
+                }
+            }
+            if let failure = SessionDelegate.framingFailure(http, bodyCount: data.count, method: current.httpMethod) {
+                throw CourierError(.transport(failure))
+            }
+            return Response(http: http, body: data)
         }
     }
 
@@ -158,7 +211,8 @@ extension Response {
         var fields: [HTTPHeaders.Field] = []
         fields.reserveCapacity(all.count)
         for (key, value) in all {
-            guard let name = key as? String else { continue }
+            // Through `base`: a cast from `Any` is cheaper than one from `AnyHashable`.
+            guard let name = key.base as? String else { continue }
             fields.append(HTTPHeaders.Field(name: HeaderName(rawValue: name), value: value as? String ?? "\(value)"))
         }
         fields.sort { $0.name.canonical < $1.name.canonical }

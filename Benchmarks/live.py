@@ -1,0 +1,70 @@
+"""Live rows of the benchmark table, each batch in a fresh process.
+
+Usage: python3 Benchmarks/live.py BINARY BASE_URL [ROUNDS]
+
+For every row, ROUNDS rounds (3 by default); in each round Courier and its baseline run one
+batch each, in fresh processes, in an order that flips every round. The ratio is computed per
+round (same minute, same machine state), and the table shows the median with the min..max of
+the per-round ratios, the median throughputs and client CPU per request, and the load average
+before and after.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+binary, base = sys.argv[1], sys.argv[2]
+rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+
+# (row name, kind, concurrency, requests per batch, candidate, baseline, target)
+ROWS = [
+    ("3. live small JSON, concurrency 1", "small", 1, 2000, "courier", "raw", "≥ 0.97"),
+    ("3. live small JSON, concurrency 16", "small", 16, 4000, "courier", "raw", "≥ 0.97"),
+    ("3. live 204, concurrency 1", "noContent", 1, 2000, "courier", "raw", "≥ 0.97"),
+    ("3. live 204, concurrency 16", "noContent", 16, 4000, "courier", "raw", "≥ 0.97"),
+    ("3. live 1 MB JSON, concurrency 1", "large", 1, 200, "courier", "raw", "≥ 0.99"),
+    ("3. live 1 MB JSON, concurrency 16", "large", 16, 400, "courier", "raw", "≥ 0.99"),
+    ("3c. live small JSON with a 10 MB size limit, concurrency 1", "small", 1, 2000, "courier-limit", "raw", "≥ 0.93"),
+    ("3b. raw delegate session vs data(for:), small, concurrency 1", "small", 1, 2000, "delegate", "raw", "(context)"),
+    ("4. logging + retry middleware vs none, small, concurrency 16", "small", 16, 4000, "courier-middleware", "courier", "≥ 0.95"),
+]
+
+
+def measure(kind, variant, concurrency, total):
+    out = subprocess.run(
+        [binary, "--live-row", kind, "--variant", variant, "--url", base, "--concurrency", str(concurrency),
+         "--total", str(total)],
+        capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def load():
+    return "%.2f %.2f %.2f" % os.getloadavg()
+
+
+only = os.environ.get("COURIER_BENCH_ROWS")  # comma-separated substrings of row names
+if only:
+    ROWS = [row for row in ROWS if any(part in row[0] for part in only.split(","))]
+
+print("Live rows: each batch in a fresh process, %d rounds, load average before: %s" % (rounds, load()))
+print()
+print("| benchmark | Courier (median) | baseline (median) | ratio: median (min..max) | target | client CPU / request |")
+print("| --- | --- | --- | --- | --- | --- |")
+for name, kind, concurrency, total, candidate, baseline, target in ROWS:
+    ratios, ours, theirs, cpu_ours, cpu_theirs = [], [], [], [], []
+    for round_index in range(rounds):
+        order = [candidate, baseline] if round_index % 2 == 0 else [baseline, candidate]
+        results = {variant: measure(kind, variant, concurrency, total) for variant in order}
+        ours.append(results[candidate]["throughput"])
+        theirs.append(results[baseline]["throughput"])
+        cpu_ours.append(results[candidate]["cpuPerRequest"] * 1e6)
+        cpu_theirs.append(results[baseline]["cpuPerRequest"] * 1e6)
+        ratios.append(ours[-1] / theirs[-1])
+    ratios.sort()
+    print("| %s | %.0f req/s | %.0f req/s | %.3f (%.3f..%.3f) | %s | %.0f vs %.0f µs |" % (
+        name, statistics.median(ours), statistics.median(theirs), statistics.median(ratios), ratios[0], ratios[-1],
+        target, statistics.median(cpu_ours), statistics.median(cpu_theirs)))
+    sys.stdout.flush()
+print()
+print("Load average after: %s" % load())
