@@ -5,6 +5,7 @@ Each path is one way a hostile or broken server can answer:
   /gzip-truncated    a gzip body cut in half, with a Content-Length that matches the cut
   /gzip-corrupt      Content-Encoding: gzip over bytes that are not gzip
   /redirect?to=RAW   302 with the query's raw (percent-decoded) value as Location
+  /challenge         401 with WWW-Authenticate: Basic and a JSON body
   /echo              200 with the request's headers and path as JSON (what error pages do)
 Usage: python3 hostile_server.py PORT
 """
@@ -50,6 +51,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif url.path == "/redirect":
             target = urllib.parse.parse_qs(url.query).get("to", ["/echo"])[0]
             self.send_body(302, b"", [("Location", target)])
+        elif url.path == "/challenge":
+            body = json.dumps({"error": "login required"}).encode()
+            self.send_body(401, body, [("Content-Type", "application/json"), ("WWW-Authenticate", 'Basic realm="courier"')])
         elif url.path == "/echo":
             echoed = {"path": self.path, "headers": dict(self.headers.items())}
             self.send_body(200, json.dumps(echoed).encode(), [("Content-Type", "application/json")])

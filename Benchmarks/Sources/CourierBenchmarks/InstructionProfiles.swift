@@ -64,7 +64,7 @@ enum InstructionProfiles {
     /// What `InMemoryExecutor.send` does, without the async hop: build, validate, render the
     /// URL, make the stubbed response, check and decode it.
     static func courierPipeline(_ page: Int, body: Data, decoder: JSONDecoder) throws -> [Item] {
-        let resource = Request.get |> baseURL(BuildBenchmarks.base) |> path("items") |> query("page", page)
+        let resource = Request.get |> BuildBenchmarks.api |> path("items") |> query("page", page)
             |> bearer("t") |> decode([Item].self, decoder: decoder)
         try resource.request.validate()
         var response = Response(status: 200, headers: [.contentType: "application/json"], body: body)

@@ -13,10 +13,12 @@ import Foundation
 public func baseURL(_ string: String) -> RequestBuilder {
     let defect = URLSyntax.defect(inAbsoluteURL: string)
     let parsed = defect == nil ? URL(string: string) : nil
+    let check = parsed.map(BaseURLCheck.of)
     return { request in
         var request = request
-        if let parsed {
+        if let parsed, let check {
             request.baseURL = parsed
+            request.baseURLCheck = check
         } else {
             request.record(RequestProblem(.invalidURL, "the base URL " + (defect ?? "does not parse as a URL")))
         }
@@ -28,9 +30,11 @@ public func baseURL(_ string: String) -> RequestBuilder {
 /// - Parameter url: The base URL.
 /// - Returns: The builder.
 public func baseURL(_ url: URL) -> RequestBuilder {
-    { request in
+    let check = BaseURLCheck.of(url)
+    return { request in
         var request = request
         request.baseURL = url
+        request.baseURLCheck = check
         return request
     }
 }
@@ -45,12 +49,14 @@ public func baseURL(_ url: URL) -> RequestBuilder {
 public func url(_ string: String) -> RequestBuilder {
     let defect = URLSyntax.defect(inAbsoluteURL: string)
     let parsed = defect == nil ? URL(string: string) : nil
+    let check = parsed.map(BaseURLCheck.of)
     return { request in
         var request = request
         request.pathSegments = []
         request.queryItems = []
-        if let parsed {
+        if let parsed, let check {
             request.baseURL = parsed
+            request.baseURLCheck = check
         } else {
             request.baseURL = nil
             request.record(RequestProblem(.invalidURL, defect.map { "the URL " + $0 } ?? "the URL does not parse as a URL"))

@@ -22,6 +22,14 @@ import Foundation
 /// the session. Cancelling the calling task cancels the data task. The request's
 /// ``Request/timeout`` becomes the `URLRequest` timeout.
 ///
+/// **Two paths.** Without a ``maximumResponseSize`` (and without a sub-second timeout), requests
+/// go through `URLSession.data(for:)`, as fast as hand-written code: the session's delegate only
+/// answers redirects ("do not follow": Courier follows them itself under the ``RedirectPolicy``)
+/// and authentication challenges. On FoundationNetworking a `401` carrying a `WWW-Authenticate`
+/// challenge comes back on that path without its body; with a size limit, requests go through the
+/// delegate, which counts the body as it arrives and keeps that body. Streams
+/// (``Executor/stream(_:options:)``) use a session of their own.
+///
 /// ```swift
 /// let executor = URLSessionExecutor()
 /// let user = try await executor.send(.get |> url("https://api.example.com/me") |> decode(User.self))

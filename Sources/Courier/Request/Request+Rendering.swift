@@ -215,19 +215,32 @@ extension Request {
         return nil
     }
 
+    /// The problems of a base URL on its own: scheme, host, fragment.
+    static func baseURLProblems(_ baseURL: URL) -> [RequestProblem] {
+        var found: [RequestProblem] = []
+        let scheme = baseURL.scheme.map(HTTPSyntax.asciiLowercased)
+        if scheme != "http" && scheme != "https" {
+            found.append(RequestProblem(.invalidURL, "the URL scheme must be http or https, not \(scheme ?? "none")"))
+        } else if let host = baseURL.host, !host.isEmpty {
+            // Read once: URL.host decodes on every call.
+            if let defect = Self.hostDefect(host) { found.append(RequestProblem(.invalidURL, "the URL's host \(defect)")) }
+        } else {
+            found.append(RequestProblem(.invalidURL, "the URL has no host"))
+        }
+        if baseURL.fragment != nil {
+            found.append(RequestProblem(.invalidURL, "the base URL has a fragment (#…), which is never sent"))
+        }
+        return found
+    }
+
     private func collectStructuralProblems(into found: inout [RequestProblem]) {
         if let baseURL {
-            let scheme = baseURL.scheme.map(HTTPSyntax.asciiLowercased)
-            if scheme != "http" && scheme != "https" {
-                found.append(RequestProblem(.invalidURL, "the URL scheme must be http or https, not \(scheme ?? "none")"))
-            } else if let host = baseURL.host, !host.isEmpty {
-                // Read once: URL.host decodes on every call.
-                if let defect = Self.hostDefect(host) { found.append(RequestProblem(.invalidURL, "the URL's host \(defect)")) }
+            // The URL builders check a URL once, when they are made; a base URL set another way
+            // is checked here.
+            if let checked = baseURLCheck.url, checked == baseURL {
+                found.append(contentsOf: baseURLCheck.problems)
             } else {
-                found.append(RequestProblem(.invalidURL, "the URL has no host"))
-            }
-            if baseURL.fragment != nil {
-                found.append(RequestProblem(.invalidURL, "the base URL has a fragment (#…), which is never sent"))
+                found.append(contentsOf: Self.baseURLProblems(baseURL))
             }
         } else {
             found.append(RequestProblem(.missingURL, "the request has no URL: add baseURL(_:) or url(_:)"))

@@ -63,6 +63,9 @@ public struct Request: Sendable, Hashable {
 
     /// Problems recorded by builders (for example a body that failed to encode).
     public private(set) var recordedProblems: [RequestProblem]
+    /// The outcome of checking ``baseURL``, when a URL builder already did (reused while the URL
+    /// is the same one). Never part of equality or hashing.
+    var baseURLCheck = BaseURLCheck()
 
     /// Creates a request.
     /// - Parameters:
@@ -120,4 +123,17 @@ public struct EncodingDefaults: Sendable, Hashable {
         self.query = query
         self.form = form
     }
+}
+
+/// A base URL and its structural problems, computed once by the URL builders. Equal to every
+/// other check and hashing nothing, so that two requests differ only in what they say.
+struct BaseURLCheck: Sendable, Hashable {
+    var url: URL?
+    var problems: [RequestProblem] = []
+
+    static func == (lhs: BaseURLCheck, rhs: BaseURLCheck) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
+
+    /// The check of `url`.
+    static func of(_ url: URL) -> BaseURLCheck { BaseURLCheck(url: url, problems: Request.baseURLProblems(url)) }
 }
