@@ -43,9 +43,9 @@ def load():
     return "%.2f %.2f %.2f" % os.getloadavg()
 
 
-only = os.environ.get("COURIER_BENCH_ROWS")  # comma-separated substrings of row names
+only = os.environ.get("COURIER_BENCH_ROWS")  # "|"-separated substrings of row names
 if only:
-    ROWS = [row for row in ROWS if any(part in row[0] for part in only.split(","))]
+    ROWS = [row for row in ROWS if any(part in row[0] for part in only.split("|"))]
 
 print("Live rows: each batch in a fresh process, %d rounds, load average before: %s" % (rounds, load()))
 print()
