@@ -76,16 +76,27 @@ public struct ServerSentEventParser: Sendable {
     public private(set) var lastEventID = ""
     /// The reconnection time the stream set last, in milliseconds.
     public private(set) var retry: Int?
+    /// The most bytes of `data` one event may gather: a stream of `data:` lines that never ends
+    /// its event is an error, not an unbounded buffer.
+    public let maximumEventSize: Int
+
+    /// The largest event accepted by default: 16 MiB of data.
+    public static let defaultMaximumEventSize = 16 << 20
 
     /// Creates a parser.
     /// - Parameters:
     ///   - lastEventID: The ID to start from (a reconnection's `Last-Event-ID`).
     ///   - retry: The reconnection time set by an earlier connection, in milliseconds.
     ///   - maximumLineLength: The longest line accepted, in bytes.
-    public init(lastEventID: String = "", retry: Int? = nil, maximumLineLength: Int = LineSplitter.defaultMaximumLength) {
+    ///   - maximumEventSize: The most data bytes one event may gather.
+    public init(
+        lastEventID: String = "", retry: Int? = nil, maximumLineLength: Int = LineSplitter.defaultMaximumLength,
+        maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize
+    ) {
         self.lines = LineSplitter(maximumLength: maximumLineLength, dropsByteOrderMark: true)
         self.lastEventID = lastEventID
         self.retry = retry
+        self.maximumEventSize = max(1, maximumEventSize)
     }
 
     /// Feeds bytes, calling `event` with each event they complete.
@@ -98,6 +109,15 @@ public struct ServerSentEventParser: Sendable {
         try lines.scanData(chunk) { collected.append($0) }
         for line in collected {
             if let dispatched = process(line) { try event(dispatched) }
+            if data.utf8.count > maximumEventSize {
+                data = ""
+                hasData = false
+                throw CourierError(
+                    .decodingFailed(
+                        DecodingFailure(
+                            typeName: "ServerSentEvent", message: "an event's data grew past \(maximumEventSize) bytes without ending",
+                            bodySnippet: "")))
+            }
         }
     }
 

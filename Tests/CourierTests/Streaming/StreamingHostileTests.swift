@@ -119,3 +119,22 @@ struct StreamingHostileTests {
         #expect(out == ["αβγ", "😀"])
     }
 }
+
+@Suite("Streaming: unbounded input is refused")
+struct UnboundedInputTests {
+    @Test func anEventThatNeverEndsIsAnErrorNotABuffer() throws {
+        var parser = ServerSentEventParser(maximumEventSize: 1000)
+        let line = Data(("data: " + String(repeating: "x", count: 100) + "\n").utf8)
+        var thrown: (any Error)?
+        do {
+            for _ in 0..<100 { try parser.feed(line) { _ in Issue.record("no event expected") } }
+        } catch {
+            thrown = error
+        }
+        guard let error = thrown as? CourierError, case .decodingFailed(let failure) = error.cause else {
+            Issue.record("expected decodingFailed, got \(String(describing: thrown))")
+            return
+        }
+        #expect(failure.message.contains("1000 bytes"))
+    }
+}
