@@ -342,4 +342,67 @@ struct StreamingTests {
                 |> upload(file) |> decode(Echo.self))
         #expect(response.data.count == 70_000)
     }
+
+    @Test func aSequenceIsSentWhileItIsProducedWithoutALength() async throws {
+        struct Received: Decodable { var length: Int; var crc32: UInt32 }
+        let produced = Box(0)
+        let chunks = AsyncStream<Data> { continuation in
+            Task {
+                for _ in 0..<20 {
+                    try? await Task.sleep(for: .milliseconds(20))
+                    produced.withLock { $0 += 1 }
+                    continuation.yield(Data(repeating: 0x43, count: 50_000))
+                }
+                continuation.finish()
+            }
+        }
+        let received = try await executor.send(
+            try StreamServer.request(.post) |> path("upload") |> upload(chunks) |> decode(Received.self))
+        #expect(received.length == 1_000_000)
+        #expect(produced.withLock { $0 } == 20)
+    }
+
+    @Test func aStalledSequenceUploadIsCancelledAtOnce() async throws {
+        let never = AsyncStream<Data> { continuation in
+            continuation.yield(Data("start".utf8))  // then nothing, ever
+        }
+        let sending = Task { try await executor.send(try StreamServer.request(.post) |> path("upload") |> upload(never)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let start = clock.now
+        sending.cancel()
+        let result = await sending.result
+        #expect(clock.now - start < .seconds(2))
+        guard case .failure(let error as CourierError) = result, case .cancelled = error.cause else {
+            Issue.record("expected cancelled, got \(result)")
+            return
+        }
+    }
+
+    @Test func aSequenceThatBreaksItsDeclaredLengthFails() async throws {
+        let short = AsyncStream<Data> { continuation in
+            continuation.yield(Data(repeating: 1, count: 10))
+            continuation.finish()
+        }
+        _ = await expectCourierError {
+            _ = try await executor.send(try StreamServer.request(.post) |> path("upload") |> upload(short, length: 100))
+        }
+    }
+
+    @Test func a307CannotReplayASequenceBody() async throws {
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("abc".utf8))
+            continuation.finish()
+        }
+        let error = await expectCourierError {
+            _ = try await executor.send(
+                try HTTPBin.request(.post) |> path("redirect-to") |> query("url", "/anything") |> query("status_code", 307)
+                    |> upload(chunks))
+        }
+        guard case .transport(let failure) = error?.cause, failure.kind == .redirectFailed else {
+            Issue.record("expected redirectFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.message.contains("one-shot"))
+    }
 }

@@ -105,12 +105,22 @@ public struct RedirectPolicy: Sendable, Hashable {
         }
         var next = chain.current
         next.url = target
+        if status == 307 || status == 308, next.httpBodyStream != nil, next.httpBody == nil,
+            (next.httpMethod ?? "GET").uppercased() != "GET"
+        {
+            // A streamed body has been read; a redirect that keeps the body would need it again.
+            return .fail(
+                TransportFailure(
+                    .redirectFailed,
+                    message: "a \(status) redirect must re-send the body, but it was a one-shot byte sequence; upload a file instead"))
+        }
         let method = (next.httpMethod ?? "GET").uppercased()
         let becomesGet = ((status == 301 || status == 302) && method == "POST")
             || (status == 303 && method != "GET" && method != "HEAD")
         if becomesGet {
             next.httpMethod = "GET"
             next.httpBody = nil
+            next.httpBodyStream = nil
             for name in (next.allHTTPHeaderFields ?? [:]).keys where name.lowercased().hasPrefix("content-") {
                 next.setValue(nil, forHTTPHeaderField: name)
             }

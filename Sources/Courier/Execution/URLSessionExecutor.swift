@@ -94,6 +94,9 @@ public final class URLSessionExecutor: Executor {
     ///   `CancellationError`.
     public func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         var urlRequest = try request.urlRequest(attachingBodySource: false)
+        if case .sequence(let shot)? = request.bodySource?.storage {
+            return try await streamSequence(shot, urlRequest, for: request, options: options)
+        }
         var upload: (url: URL, temporary: Bool)?
         if let source = request.bodySource {
             let file = try await source.uploadFile()
@@ -115,6 +118,54 @@ public final class URLSessionExecutor: Executor {
             return try await withCallback { head in
                 delegate.start(
                     urlRequest, for: request, uploadFile: uploadFile, on: session, options: options, cleanup: cleanup, head: head)
+            }
+        } catch {
+            cleanup()
+            throw error
+        }
+    }
+
+    /// Sends a one-shot byte sequence as the body while it is produced: a `BodyPipe` read by a
+    /// session of its own (its blocking reads hold up no other transfer), with `Content-Length`
+    /// when the length was declared and chunked transfer coding otherwise.
+    private func streamSequence(
+        _ shot: BodySource.OneShot, _ prepared: URLRequest, for request: Request, options: StreamOptions
+    ) async throws -> StreamedResponse {
+        guard let chunks = shot.take() else { throw BodySource.alreadyUsed }
+        var urlRequest = prepared
+        let stream = BodyPipe()
+        let pipe = stream.buffer
+        urlRequest.httpBodyStream = stream
+        if let length = shot.declaredLength, urlRequest.value(forHTTPHeaderField: "Content-Length") == nil {
+            urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
+        }
+        let declared = shot.declaredLength
+        let producer = Task {
+            var written: Int64 = 0
+            do {
+                for try await chunk in chunks {
+                    written += Int64(chunk.count)
+                    if let declared, written > declared { break }
+                    guard await pipe.write(chunk) else { return }
+                }
+                // A body that disagrees with its declared length must not look complete.
+                pipe.finish(failed: declared.map { $0 != written } ?? false)
+            } catch {
+                pipe.finish(failed: true)
+            }
+        }
+        let delegate = StreamingSessionDelegate(redirects: redirects, maximumResponseSize: maximumResponseSize)
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        let cleanup: @Sendable () -> Void = {
+            producer.cancel()
+            pipe.close()
+            session.finishTasksAndInvalidate()
+        }
+        do {
+            return try await withCallback { head in
+                delegate.start(
+                    urlRequest, for: request, uploadFile: nil, bodyPipe: pipe, on: session, options: options, cleanup: cleanup,
+                    head: head)
             }
         } catch {
             cleanup()

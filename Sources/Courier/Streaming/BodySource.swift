@@ -5,8 +5,10 @@ import Foundation
 ///
 /// Set one with ``upload(_:contentType:)``, ``upload(_:length:contentType:)`` or a
 /// ``multipart(_:encoder:)`` body with file parts. ``URLSessionExecutor`` uploads a file straight
-/// from disk (re-opened for each attempt and each 307/308 redirect); parts and sequences are
-/// written to a temporary file as the request is sent, then uploaded from it.
+/// from disk (re-opened for each attempt and each 307/308 redirect), sends a sequence while it is
+/// produced (chunked, or with `Content-Length` when its length is declared; a 307/308 redirect
+/// that would need it again fails), and writes parts to a temporary file as the request is sent,
+/// then uploads that.
 ///
 /// A sequence can be read once: a request with one is not retried by ``RetryMiddleware`` (its
 /// ``Request/isRetryable`` is `false`), and sending it a second time fails with

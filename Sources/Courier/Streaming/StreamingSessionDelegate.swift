@@ -35,9 +35,12 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         let request: Request
         let progress: TransferProgress?
         let cleanup: @Sendable () -> Void
+        /// A body being produced while it is sent; closed first on cancellation, so that a read
+        /// blocked on it (on the session's work queue) lets the cancellation through.
+        let bodyPipe: PipeBuffer?
 
         init(
-            chain: RedirectPolicy.Chain, request: Request, uploadFile: URL?, options: StreamOptions,
+            chain: RedirectPolicy.Chain, request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions,
             cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
         ) {
             self.state = Locked(State(chain: chain, head: head, uploadFile: uploadFile))
@@ -45,9 +48,11 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             self.request = request
             self.progress = options.uploadProgress
             self.cleanup = cleanup
+            self.bodyPipe = bodyPipe
         }
 
         func cancel() {
+            bodyPipe?.close()
             let task = state.withLock { state -> URLSessionTask? in
                 state.cancelled = true
                 return state.task
@@ -92,14 +97,15 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     /// Sends `urlRequest` (uploading `uploadFile` when given) and calls `head` once, with the
     /// streamed response or the failure before it. Returns an action that cancels the transfer.
     func start(
-        _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, on session: URLSession,
+        _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, bodyPipe: PipeBuffer? = nil, on session: URLSession,
         options: StreamOptions, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
     ) -> @Sendable () -> Void {
         let chain = RedirectPolicy.Chain(
             origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
             redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
         let transfer = Transfer(
-            chain: chain, request: request, uploadFile: uploadFile, options: options, cleanup: cleanup, head: head)
+            chain: chain, request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, cleanup: cleanup,
+            head: head)
         transfer.channel.onTermination { transfer.cancel() }
         launch(urlRequest, for: transfer, on: session)
         return { transfer.cancel() }
