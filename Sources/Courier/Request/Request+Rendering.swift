@@ -274,6 +274,14 @@ extension Request {
             }
         }
         if !headers.isEmpty { collectFramingProblems(into: &found) }
+        if method == .get || method == .head, bodySource != nil || !(body?.isEmpty ?? true) {
+            // URLSession refuses such a request on every platform with a misleading "resource
+            // exceeds maximum size" (-1103), or drops the body; say what is wrong instead.
+            found.append(
+                RequestProblem(
+                    .invalidFraming,
+                    "a \(method.rawValue) request cannot carry a body (URLSession refuses it); send the data in the query, or use POST"))
+        }
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             found.append(RequestProblem(.invalidTimeout, "the timeout must be a positive number of seconds, not \(timeout)"))
         }

@@ -8,6 +8,7 @@ struct HARTests {
         .init(.get, "/v1/users", .json([User(id: 1, name: "Ada")], headers: ["Set-Cookie": "session=abc123; Path=/; HttpOnly"])),
         .init(.get, "/v1/users/{id}") { _, parameters in .json(User(id: parameters.int("id") ?? 0, name: "user")) },
         .init(.post, "/v1/login", .json(["access_token": "tok-999", "kind": "bearer"])),
+        .init(.put, "/v1/avatar", .status(200, headers: [.contentType: "image/png"], body: Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF]))),
         .init(.get, "/v1/avatar", .status(200, headers: [.contentType: "image/png"], body: Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF]))),
         .init(.get, "/v1/broken", .failure(URLError(.cannotConnectToHost))),
     ])
@@ -108,7 +109,7 @@ struct HARTests {
     @Test func binaryBodiesAreBase64() async throws {
         let recorder = HARRecorder()
         let executor = backend.with(recorder)
-        _ = try await executor.send(Request.get |> baseURL(api) |> path("avatar") |> body(Data([0, 1, 2]), contentType: .octetStream))
+        _ = try await executor.send(Request.put |> baseURL(api) |> path("avatar") |> body(Data([0, 1, 2]), contentType: .octetStream))
         let entry = try #require(recorder.entries.first)
         #expect(entry.response.content.encoding == "base64")
         #expect(entry.response.content.data == Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF]))

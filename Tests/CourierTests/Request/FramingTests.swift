@@ -69,3 +69,19 @@ struct FramingTests {
         #expect(executor.requests.isEmpty)
     }
 }
+
+@Suite("Framing: bodies on GET and HEAD")
+struct BodylessMethodTests {
+    @Test(arguments: [Request.get, Request.head])
+    func aGetOrHeadWithABodyIsRefusedBeforeSending(start: Request) {
+        let request = start |> url("https://api.example.com/search") |> json(["q": "x"])
+        #expect(request.problems.map(\.kind) == [.invalidFraming])
+        #expect(request.problems.first?.message.contains("cannot carry a body") == true)
+        #expect(throws: CourierError.self) { try request.urlRequest() }
+    }
+
+    @Test func anEmptyBodyIsFine() {
+        let request = .get |> url("https://api.example.com/search") |> body(Data())
+        #expect(request.problems.isEmpty)
+    }
+}
