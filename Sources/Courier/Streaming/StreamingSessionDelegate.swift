@@ -78,9 +78,10 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         func end(_ error: (any Error)?) {
             let complete = state.withLock { state in defer { state.head = nil }; return state.head }
             let failure = error.map { CourierError.wrapping($0, request: request) }
+            // Progress first: whoever reads the body's end may look at it next.
+            progress?.finish()
             if let complete, let error { complete(.failure(error)) }
             channel.finish(failure)
-            progress?.finish()
             cleanup()
         }
     }
