@@ -76,6 +76,14 @@ extension Executor {
         guard destination.isFileURL else {
             throw CourierError(.invalidRequest([RequestProblem(.invalidURL, "the download destination is not a file URL")]), request: request)
         }
+        var isDirectory: ObjCBool = false
+        let directory = destination.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            // Nothing is sent for a download that could not be written anyway.
+            throw CourierError(
+                .fileFailure("the destination's directory \(destination.deletingLastPathComponent().lastPathComponent.debugDescription) does not exist"),
+                request: request)
+        }
         defer { options.progress?.finish() }
         var allowResume = options.resumes
         for _ in 0..<2 {

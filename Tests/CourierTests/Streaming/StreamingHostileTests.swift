@@ -138,3 +138,18 @@ struct UnboundedInputTests {
         #expect(failure.message.contains("1000 bytes"))
     }
 }
+
+@Suite("Streaming: downloads that cannot be written")
+struct DownloadDestinationTests {
+    @Test func aMissingDirectoryFailsBeforeAnythingIsSent() async throws {
+        let executor = InMemoryExecutor { _ in .stream([Data("x".utf8)]) }
+        let destination = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/file.bin")
+        let error = await expectCourierError { _ = try await executor.download(.get |> url("https://files.example.com/f"), to: destination) }
+        guard case .fileFailure(let message) = error?.cause else {
+            Issue.record("expected fileFailure, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("does not exist"))
+        #expect(executor.requests.isEmpty)
+    }
+}
