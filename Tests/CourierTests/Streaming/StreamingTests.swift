@@ -326,3 +326,49 @@ struct TransferProgressTests {
         #expect(seen == seen.sorted())
     }
 }
+
+@Suite("Streaming: retries, refresh and repeatable bodies")
+struct StreamingMiddlewareTests {
+    @Test func aStreamRefreshesItsTokenOnA401BeforeTheBody() async throws {
+        let inner = InMemoryExecutor { request in
+            request.headers[.authorization] == "Bearer new" ? .stream([Data("secret feed".utf8)]) : .status(401)
+        }
+        let auth = AuthRefreshMiddleware(origins: ["https://api.test"], credential: "old") { _ in "new" }
+        let response = try await inner.with(auth).stream(.get |> url("https://api.test/feed"))
+        #expect(response.status == 200)
+        #expect(try await response.body.collect(upTo: 100) == Data("secret feed".utf8))
+        #expect(inner.requests.map { $0.headers[.authorization] } == ["Bearer old", "Bearer new"])
+    }
+
+    @Test func aRetriedFileUploadReadsTheFileAgain() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).bin")
+        try Data("the whole file".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let bodies = Box<[Data]>([])
+        let attempts = Box(0)
+        let inner = InMemoryExecutor { request in
+            let body = try await request.bodySource?.collect(upTo: 1000) ?? Data()
+            bodies.withLock { $0.append(body) }
+            return attempts.withLock { count in
+                count += 1
+                return count == 1 ? Stub.status(503) : Stub.status(201)
+            }
+        }
+        let executor = inner.with(RetryMiddleware(policy: RetryPolicy(maxAttempts: 3, baseDelay: .zero)))
+        let response = try await executor.send(.put |> url("https://api.test/upload") |> upload(file))
+        #expect(response.status == 201)
+        #expect(bodies.withLock { $0 } == [Data("the whole file".utf8), Data("the whole file".utf8)])
+    }
+
+    @Test func aSequenceUploadIsNotRetried() async throws {
+        let inner = InMemoryExecutor.scripted([.status(503)], then: .status(201))
+        let executor = inner.with(RetryMiddleware(policy: RetryPolicy(maxAttempts: 3, baseDelay: .zero)))
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("once".utf8))
+            continuation.finish()
+        }
+        let response = try await executor.send(.put |> url("https://api.test/upload") |> upload(chunks))
+        #expect(response.status == 503)
+        #expect(inner.requests.count == 1)
+    }
+}
