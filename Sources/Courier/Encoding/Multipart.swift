@@ -150,12 +150,7 @@ public struct MultipartEncoder: Sendable {
         var body = Data()
         body.reserveCapacity(Self.estimatedSize(of: parts))
         for (index, part) in parts.enumerated() {
-            var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.escape(part.name))\""
-            if let filename = part.filename { head += "; filename=\"\(Self.escape(filename))\"" }
-            head += "\r\n"
-            if let type = part.contentType { head += "Content-Type: \(type.rawValue)\r\n" }
-            head += "\r\n"
-            body.append(contentsOf: head.utf8)
+            body.append(contentsOf: Self.head(of: part, boundary: boundary).utf8)
             switch part.content {
             case .data(let data):
                 body.append(data)
@@ -193,12 +188,7 @@ public struct MultipartEncoder: Sendable {
             var pending = Data()
             var clash = false
             for part in parts {
-                var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.escape(part.name))\""
-                if let filename = part.filename { head += "; filename=\"\(Self.escape(filename))\"" }
-                head += "\r\n"
-                if let type = part.contentType { head += "Content-Type: \(type.rawValue)\r\n" }
-                head += "\r\n"
-                pending.append(contentsOf: head.utf8)
+                pending.append(contentsOf: Self.head(of: part, boundary: boundary).utf8)
                 switch part.content {
                 case .data(let data):
                     if Self.occurrences(of: marker, in: data) > 0 { clash = true }
@@ -215,6 +205,15 @@ public struct MultipartEncoder: Sendable {
             if !clash { return (segments, boundary) }
         }
         throw RequestProblem(.bodyEncodingFailed, "no multipart boundary absent from the content was found")
+    }
+
+    /// The boundary line and headers that open `part`, up to and including the blank line.
+    static func head(of part: MultipartPart, boundary: String) -> String {
+        var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(escape(part.name))\""
+        if let filename = part.filename { head += "; filename=\"\(escape(filename))\"" }
+        head += "\r\n"
+        if let type = part.contentType { head += "Content-Type: \(type.rawValue)\r\n" }
+        return head + "\r\n"
     }
 
     /// Escapes `"`, CR and LF in a quoted header parameter.

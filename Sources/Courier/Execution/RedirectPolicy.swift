@@ -158,3 +158,13 @@ struct Origin: Hashable {
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
     }
 }
+
+extension RedirectPolicy.Chain {
+    /// The chain that starts with `urlRequest`, rendered from `request`: its origin, and the
+    /// request's own sensitive headers to drop when a hop leaves that origin.
+    init(starting urlRequest: URLRequest, for request: Request) {
+        self.init(
+            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
+            redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
+    }
+}

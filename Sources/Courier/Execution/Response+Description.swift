@@ -11,9 +11,14 @@ extension Response: CustomStringConvertible, CustomDebugStringConvertible, Custo
     /// <341 bytes>
     /// ```
     public var description: String {
+        Self.describe(status: status, url: url, headers: headers, body: bodySummary)
+    }
+
+    /// The status line with the redacted URL, one line per header (secrets hidden), then `body`.
+    static func describe(status: Int, url: URL?, headers: HTTPHeaders, body: String) -> String {
         var lines = ["\(status)\(url.map { " " + Request.redactedURLString($0) } ?? "")"]
         lines.append(contentsOf: headers.map(\.description))
-        lines.append(bodySummary)
+        lines.append(body)
         return lines.joined(separator: "\n")
     }
 

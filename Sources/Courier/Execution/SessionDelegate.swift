@@ -75,9 +75,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ urlRequest: URLRequest, for request: Request, on session: URLSession,
         complete: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> @Sendable () -> Void {
-        let chain = RedirectPolicy.Chain(
-            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
-            redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
+        let chain = RedirectPolicy.Chain(starting: urlRequest, for: request)
         let exchange = Exchange(chain: chain, complete: complete)
         launch(urlRequest, for: exchange, on: session)
         if request.needsExactTimeoutWatchdog, let timeout = request.effectiveTimeout {
@@ -159,29 +157,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         exchange.finish { state in
             if let error { return .failure(error) }
-            guard let response = task.response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
-            if let failure = Self.framingFailure(response, bodyCount: state.body.count, method: task.originalRequest?.httpMethod) {
+            guard let http = task.response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
+            let response = Response(http: http, body: state.body)
+            if let failure = response.framingFailure(method: task.originalRequest?.httpMethod) {
                 return .failure(CourierError(.transport(failure)))
             }
-            return .success(Response(http: response, body: state.body))
+            return .success(response)
         }
-    }
-
-    /// A failure when the body that arrived is shorter or longer than the response's
-    /// `Content-Length` says: a connection cut mid-body must not look like a complete answer.
-    /// Only checked for identity-coded bodies, whose length the transport does not change.
-    static func framingFailure(_ response: HTTPURLResponse, bodyCount: Int, method: String?) -> TransportFailure? {
-        let status = response.statusCode
-        guard method?.uppercased() != "HEAD", status != 204, status != 304, status >= 200,
-            let declared = response.value(forHTTPHeaderField: "Content-Length")?.trimmingCharacters(in: .whitespaces),
-            let expected = Int(declared), expected >= 0
-        else { return nil }
-        let coding = response.value(forHTTPHeaderField: "Content-Encoding").map(HTTPSyntax.asciiLowercased) ?? "identity"
-        guard coding.trimmingCharacters(in: .whitespaces) == "identity" || coding.isEmpty, bodyCount != expected else {
-            return nil
-        }
-        return TransportFailure(
-            .truncatedBody, message: "the body has \(bodyCount) bytes but Content-Length announced \(expected)")
     }
 
     /// Courier follows every redirect itself, with a new task per hop, rather than letting
@@ -238,5 +220,27 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             else { return nil }
             return list.remove(at: index).response
         }
+    }
+}
+
+extension Response {
+    /// A failure when the body that arrived is shorter or longer than the response's
+    /// `Content-Length` says: a connection cut mid-body must not look like a complete answer.
+    /// Only checked for identity-coded bodies, whose length the transport does not change.
+    /// Reads the converted headers (a cheap lookup), not Foundation's case-insensitive search.
+    /// - Parameters:
+    ///   - method: The method that was sent (a `HEAD` has no body to count).
+    ///   - bodyCount: The bytes that arrived; the body's own size by default.
+    func framingFailure(method: String?, bodyCount: Int? = nil) -> TransportFailure? {
+        guard method?.uppercased() != "HEAD", status != 204, status != 304, status >= 200,
+            let declared = headers[.contentLength]?.trimmingCharacters(in: .whitespaces),
+            let expected = Int(declared), expected >= 0
+        else { return nil }
+        let count = bodyCount ?? body.count
+        let coding = headers[.contentEncoding].map(HTTPSyntax.asciiLowercased) ?? "identity"
+        guard coding.trimmingCharacters(in: .whitespaces) == "identity" || coding.isEmpty, count != expected else {
+            return nil
+        }
+        return TransportFailure(.truncatedBody, message: "the body has \(count) bytes but Content-Length announced \(expected)")
     }
 }

@@ -220,11 +220,7 @@ public final class URLSessionExecutor: Executor {
             if delegate.redirects.follows, status == 301 || status == 302 || status == 303 || status == 307 || status == 308,
                 let location = http.value(forHTTPHeaderField: "Location")
             {
-                var state =
-                    chain
-                    ?? RedirectPolicy.Chain(
-                        origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
-                        redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
+                var state = chain ?? RedirectPolicy.Chain(starting: urlRequest, for: request)
                 let decision = delegate.redirects.decide(status: status, location: location, chain: &state)
                 chain = state
                 switch decision {
@@ -237,10 +233,9 @@ public final class URLSessionExecutor: Executor {
                     break
                 }
             }
-            if let failure = SessionDelegate.framingFailure(http, bodyCount: data.count, method: current.httpMethod) {
-                throw CourierError(.transport(failure))
-            }
-            return Response(http: http, body: data)
+            let converted = Response(http: http, body: data)
+            if let failure = converted.framingFailure(method: current.httpMethod) { throw CourierError(.transport(failure)) }
+            return converted
         }
     }
 

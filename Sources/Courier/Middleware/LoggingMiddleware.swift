@@ -130,32 +130,57 @@ public struct LoggingMiddleware: Middleware {
     /// - Returns: The response.
     /// - Throws: Whatever `next` throws, unchanged.
     public func intercept(_ request: Request, next: Next) async throws -> Response {
-        var policy = request
-        policy.redaction = request.redaction.merging(redaction)
-        let redacted = policy.redacted()
-        // Only when bodies are logged: collecting the request's secrets is work the common
-        // (bodies off) path does not need.
-        let redactor: BodyRedactor? = bodies == .off ? nil : BodyRedactor(request: request, extra: redaction)
-        var sent = Event(kind: .request, request: redacted)
-        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
-        sink(sent)
-        let clock = ContinuousClock()
-        let start = clock.now
+        let exchange = begin(request)
         do {
             let response = try await next(request)
-            var received = Event(kind: .response, request: redacted, duration: clock.now - start)
             var shown = response
-            shown.headers = policy.redaction.redacting(response.headers)
-            received.response = shown
-            received.responseHeaders = shown.headers
-            received.responseBody = logged(response.body, type: response.headers[.contentType], redactor: redactor)
+            shown.headers = exchange.redaction.redacting(response.headers)
+            var received = exchange.event(.response, head: shown)
+            received.responseBody = logged(response.body, type: response.headers[.contentType], redactor: exchange.redactor)
             sink(received)
             return response
         } catch {
-            let wrapped = CourierError.wrapping(error, request: request)
-            sink(Event(kind: .failure, request: redacted, error: wrapped, duration: clock.now - start))
+            sink(exchange.failure(error, request: request))
             throw error
         }
+    }
+
+    /// What one logged exchange keeps between its events: the redacted request, the redaction
+    /// in force, the body redactor (only when bodies are logged) and when it started.
+    private struct Exchange: Sendable {
+        let redacted: Request
+        let redaction: Redaction
+        let redactor: BodyRedactor?
+        let clock = ContinuousClock()
+        let start: ContinuousClock.Instant
+
+        /// An event of `kind` timed from the start, with the (already redacted) response head.
+        func event(_ kind: Event.Kind, head: Response? = nil) -> Event {
+            var event = Event(kind: kind, request: redacted, duration: clock.now - start)
+            event.response = head
+            event.responseHeaders = head?.headers
+            return event
+        }
+
+        /// The failure event for `error`.
+        func failure(_ error: any Error, request: Request) -> Event {
+            Event(kind: .failure, request: redacted, error: CourierError.wrapping(error, request: request), duration: clock.now - start)
+        }
+    }
+
+    /// Logs `request` (redacted) and starts the clock.
+    private func begin(_ request: Request) -> Exchange {
+        var policy = request
+        policy.redaction = request.redaction.merging(redaction)
+        // Only when bodies are logged: collecting the request's secrets is work the common
+        // (bodies off) path does not need.
+        let redactor: BodyRedactor? = bodies == .off ? nil : BodyRedactor(request: request, extra: redaction)
+        let exchange = Exchange(
+            redacted: policy.redacted(), redaction: policy.redaction, redactor: redactor, start: ContinuousClock().now)
+        var sent = Event(kind: .request, request: exchange.redacted)
+        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
+        sink(sent)
+        return exchange
     }
 
     /// Logs the request and the head as ``intercept(_:next:)`` does, then a
@@ -167,36 +192,24 @@ public struct LoggingMiddleware: Middleware {
     /// - Returns: The streamed response, observed.
     /// - Throws: Whatever `next` throws, unchanged.
     public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
-        var policy = request
-        policy.redaction = request.redaction.merging(redaction)
-        let redacted = policy.redacted()
-        let redactor: BodyRedactor? = bodies == .off ? nil : BodyRedactor(request: request, extra: redaction)
-        var sent = Event(kind: .request, request: redacted)
-        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
-        sink(sent)
-        let clock = ContinuousClock()
-        let start = clock.now
+        let exchange = begin(request)
         let streamed: StreamedResponse
         do {
             streamed = try await next(request)
         } catch {
-            let wrapped = CourierError.wrapping(error, request: request)
-            sink(Event(kind: .failure, request: redacted, error: wrapped, duration: clock.now - start))
+            sink(exchange.failure(error, request: request))
             throw error
         }
         var head = streamed.head
-        head.headers = policy.redaction.redacting(streamed.headers)
-        var received = Event(kind: .response, request: redacted, duration: clock.now - start)
-        received.response = head
-        received.responseHeaders = head.headers
-        sink(received)
+        head.headers = exchange.redaction.redacting(streamed.headers)
+        sink(exchange.event(.response, head: head))
         let shownHead = head
         let cap: Int
         if case .on(let maxBytes) = bodies { cap = max(0, maxBytes) + 1 } else { cap = 0 }
         let seen = Locked((count: 0, start: Data()))
         let type = streamed.headers[.contentType]
         let sink = self.sink
-        let logBody: @Sendable (Data) -> String? = { [self] body in logged(body, type: type, redactor: redactor) }
+        let logBody: @Sendable (Data) -> String? = { [self] body in logged(body, type: type, redactor: exchange.redactor) }
         var observed = streamed
         observed.body = streamed.body.observing(
             chunk: { chunk in
@@ -207,9 +220,7 @@ public struct LoggingMiddleware: Middleware {
             },
             end: { error in
                 let (count, bodyStart) = seen.withLock { ($0.count, $0.start) }
-                var ended = Event(kind: .streamEnded, request: redacted, duration: clock.now - start)
-                ended.response = shownHead
-                ended.responseHeaders = shownHead.headers
+                var ended = exchange.event(.streamEnded, head: shownHead)
                 ended.streamedBytes = count
                 ended.error = error.map { CourierError.wrapping($0, request: request) }
                 ended.responseBody = logBody(bodyStart)

@@ -63,10 +63,7 @@ public final class HARRecorder: Middleware {
     /// - Returns: The response, unchanged.
     /// - Throws: What the rest of the chain throws, unchanged.
     public func intercept(_ request: Request, next: Next) async throws -> Response {
-        let order = recorded.withLock { state in
-            defer { state.next += 1 }
-            return state.next
-        }
+        let order = nextOrder()
         let started = Date()
         let clock = ContinuousClock()
         let start = clock.now
@@ -93,10 +90,7 @@ public final class HARRecorder: Middleware {
     /// - Returns: The streamed response, observed.
     /// - Throws: What the rest of the chain throws, unchanged.
     public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
-        let order = recorded.withLock { state in
-            defer { state.next += 1 }
-            return state.next
-        }
+        let order = nextOrder()
         let started = Date()
         let clock = ContinuousClock()
         let start = clock.now
@@ -133,6 +127,14 @@ public final class HARRecorder: Middleware {
                     chunks: chunks, comment: notes.isEmpty ? nil : notes.joined(separator: "; "))
             })
         return observed
+    }
+
+    /// The position of an exchange that starts now, so entries keep the order requests started.
+    private func nextOrder() -> Int {
+        recorded.withLock { state in
+            defer { state.next += 1 }
+            return state.next
+        }
     }
 
     private func record(

@@ -4,10 +4,8 @@ extension StreamedResponse: CustomStringConvertible, CustomDebugStringConvertibl
     /// The status line, the URL and headers with secrets hidden, and `<streaming body>`: never a
     /// cookie, a credential or body bytes.
     public var description: String {
-        var lines = ["\(status)\(url.map { " " + Request.redactedURLString($0) } ?? "")"]
-        lines.append(contentsOf: headers.map(\.description))
-        lines.append("<streaming body\(headers[.contentType].map { " of \($0)" } ?? "")>")
-        return lines.joined(separator: "\n")
+        Response.describe(
+            status: status, url: url, headers: headers, body: "<streaming body\(headers[.contentType].map { " of \($0)" } ?? "")>")
     }
 
     /// The same as ``description``.

@@ -101,9 +101,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, bodyPipe: PipeBuffer? = nil, on session: URLSession,
         options: StreamOptions, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
     ) -> @Sendable () -> Void {
-        let chain = RedirectPolicy.Chain(
-            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
-            redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
+        let chain = RedirectPolicy.Chain(starting: urlRequest, for: request)
         let transfer = Transfer(
             chain: chain, request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, cleanup: cleanup,
             head: head)
@@ -193,7 +191,8 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         if let error { return transfer.end(error) }
         guard let response = task.response as? HTTPURLResponse else { return transfer.end(URLError(.badServerResponse)) }
         transfer.deliverHead(response)
-        if let failure = SessionDelegate.framingFailure(response, bodyCount: received, method: task.originalRequest?.httpMethod) {
+        let head = Response(http: response, body: Data())
+        if let failure = head.framingFailure(method: task.originalRequest?.httpMethod, bodyCount: received) {
             return transfer.end(CourierError(.transport(failure)))
         }
         transfer.end(nil)
