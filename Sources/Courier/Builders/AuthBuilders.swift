@@ -13,6 +13,7 @@ public enum APIKeyLocation: Sendable, Hashable {
 /// The token is never shown in descriptions, logs or errors.
 /// - Parameter token: The access token.
 /// - Returns: The builder.
+@inlinable
 public func bearer(_ token: String) -> RequestBuilder {
     header(.authorization, "Bearer " + token)
 }
@@ -29,7 +30,7 @@ public func bearer(_ token: String) -> RequestBuilder {
 public func basic(username: String, password: String) -> RequestBuilder {
     guard !username.contains(":") else {
         return { request in
-            var request = request
+            var request = consume request
             request.record(RequestProblem(.invalidCredentials, "a Basic user name must not contain ':' (RFC 7617)"))
             return request
         }
@@ -50,10 +51,10 @@ public func apiKey(_ key: String, in location: APIKeyLocation = .header("X-API-K
         return header(name, key, sensitive: true)
     case .query(let name):
         return { request in
-            var request = request
+            var request = consume request
             var item = QueryItem(name: name, value: key)
             item.isSensitive = true
-            request.queryItems.append(item)
+            request.appendQueryItem(item)
             request.redaction.insert(queryName: name)
             return request
         }

@@ -7,7 +7,7 @@ import Foundation
 /// - Returns: The builder.
 public func body(_ data: Data, contentType mediaType: MediaType? = .octetStream) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.body = data
         if let mediaType { request.headers.set(.contentType, mediaType.rawValue) }
         return request
@@ -94,7 +94,7 @@ func bodyBuilder(contentType mediaType: MediaType, encode: () throws -> Data) ->
         problem = RequestProblem(.bodyEncodingFailed, "the \(mediaType.essence) body could not be encoded: \(type(of: error))")
     }
     return { request in
-        var request = request
+        var request = consume request
         request.record(problem)
         return request
     }
@@ -137,7 +137,7 @@ public func multipart(_ parts: [MultipartPart], encoder: MultipartEncoder = Mult
             let (segments, boundary) = try encoder.segments(parts)
             let source = BodySource(storage: .segments(segments))
             return { request in
-                var request = request
+                var request = consume request
                 request.bodySource = source
                 request.headers.set(.contentType, "multipart/form-data; boundary=\(boundary)")
                 return request
@@ -147,7 +147,7 @@ public func multipart(_ parts: [MultipartPart], encoder: MultipartEncoder = Mult
         return body(data, contentType: MediaType(rawValue: "multipart/form-data; boundary=\(boundary)"))
     } catch {
         return { request in
-            var request = request
+            var request = consume request
             request.record(error)
             return request
         }

@@ -11,9 +11,10 @@
 ///   - sensitive: Whether to hide the value in descriptions, logs and errors. Standard
 ///     credential headers (``Redaction/standardHeaders``) are hidden anyway.
 /// - Returns: The builder.
+@inlinable
 public func header(_ name: HeaderName, _ value: String, sensitive: Bool = false) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.headers.set(name, value)
         if sensitive {
             request.redaction.headers.insert(name)
@@ -30,7 +31,7 @@ public func header(_ name: HeaderName, _ value: String, sensitive: Bool = false)
 /// - Returns: The builder.
 public func addingHeader(_ name: HeaderName, _ value: String) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.headers.add(name, value)
         return request
     }
@@ -41,7 +42,7 @@ public func addingHeader(_ name: HeaderName, _ value: String) -> RequestBuilder 
 /// - Returns: The builder.
 public func removingHeader(_ name: HeaderName) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.headers.remove(name)
         return request
     }
@@ -50,6 +51,7 @@ public func removingHeader(_ name: HeaderName) -> RequestBuilder {
 /// Sets the `Accept` header.
 /// - Parameter mediaType: The acceptable media type, for example `.json`.
 /// - Returns: The builder.
+@inlinable
 public func accept(_ mediaType: MediaType) -> RequestBuilder {
     header(.accept, mediaType.rawValue)
 }
@@ -57,6 +59,7 @@ public func accept(_ mediaType: MediaType) -> RequestBuilder {
 /// Sets the `Content-Type` header.
 /// - Parameter mediaType: The body's media type.
 /// - Returns: The builder.
+@inlinable
 public func contentType(_ mediaType: MediaType) -> RequestBuilder {
     header(.contentType, mediaType.rawValue)
 }

@@ -5,7 +5,7 @@ import Foundation
 /// - Returns: The builder.
 public func method(_ method: HTTPMethod) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.method = method
         return request
     }
@@ -23,7 +23,7 @@ public func method(_ method: HTTPMethod) -> RequestBuilder {
 /// - Returns: The builder.
 public func timeout(_ seconds: TimeInterval) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.timeout = seconds
         return request
     }
@@ -34,7 +34,7 @@ public func timeout(_ seconds: TimeInterval) -> RequestBuilder {
 /// - Returns: The builder.
 public func cachePolicy(_ policy: CachePolicy) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.cachePolicy = policy
         return request
     }
@@ -51,7 +51,7 @@ public func cachePolicy(_ policy: CachePolicy) -> RequestBuilder {
 /// - Returns: The builder.
 public func deadline(_ seconds: TimeInterval) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.deadline = seconds
         return request
     }
@@ -66,7 +66,7 @@ public func deadline(_ seconds: TimeInterval) -> RequestBuilder {
 /// - Returns: The builder.
 public func retryable(_ allowed: Bool = true) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.allowsRetry = allowed
         return request
     }

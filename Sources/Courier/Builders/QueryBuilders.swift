@@ -16,21 +16,28 @@
 ///   - value: The value or values.
 ///   - encoding: How lists, booleans and dates are written; `nil` for the request's default.
 /// - Returns: The builder.
+@inlinable
 public func query(_ name: String, _ value: some QueryValue, encoding: QueryEncoding? = nil) -> RequestBuilder {
     let representation = value.queryRepresentation
     if case .text(let text) = representation {
         // The common case needs no strategy: build the item once.
         let item = QueryItem(name: name, value: text)
         return { request in
-            var request = request
-            request.queryItems.append(item)
+            var request = consume request
+            request.appendQueryItem(item)
             return request
         }
     }
-    return { request in
-        var request = request
+    return encodedQuery(name, representation, encoding: encoding)
+}
+
+/// The builder for a value that needs a ``QueryEncoding`` (lists, booleans, dates, `nil`).
+@usableFromInline
+func encodedQuery(_ name: String, _ representation: QueryRepresentation, encoding: QueryEncoding?) -> RequestBuilder {
+    { request in
+        var request = consume request
         let strategy = encoding ?? request.encodingDefaults.query ?? QueryEncoding()
-        request.queryItems.append(contentsOf: strategy.items(name: name, representation))
+        request.appendQueryItems(strategy.items(name: name, representation))
         return request
     }
 }
@@ -40,8 +47,8 @@ public func query(_ name: String, _ value: some QueryValue, encoding: QueryEncod
 /// - Returns: The builder.
 public func query(_ items: [QueryItem]) -> RequestBuilder {
     { request in
-        var request = request
-        request.queryItems.append(contentsOf: items)
+        var request = consume request
+        request.appendQueryItems(items)
         return request
     }
 }
@@ -58,8 +65,8 @@ public func query(_ items: [QueryItem]) -> RequestBuilder {
 public func query(percentEncoded name: String, _ value: String?) -> RequestBuilder {
     let item = QueryItem.percentEncoded(name: name, value: value)
     return { request in
-        var request = request
-        request.queryItems.append(item)
+        var request = consume request
+        request.appendQueryItem(item)
         return request
     }
 }
@@ -82,7 +89,7 @@ public func query(percentEncoded name: String, _ value: String?) -> RequestBuild
 /// - Returns: The builder.
 public func encodingDefaults(query: QueryEncoding? = nil, form: FormEncoder? = nil) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         if let query { request.encodingDefaults.query = query }
         if let form { request.encodingDefaults.form = form }
         return request

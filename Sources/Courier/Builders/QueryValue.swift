@@ -18,7 +18,7 @@ public protocol QueryValue {
 }
 
 /// What a ``QueryValue`` is, before ``QueryEncoding`` writes it.
-public indirect enum QueryRepresentation: Sendable, Hashable {
+public enum QueryRepresentation: Sendable, Hashable {
     /// Text sent as it is (percent-encoded).
     case text(String)
     /// A boolean, written by ``QueryEncoding/boolEncoding``.

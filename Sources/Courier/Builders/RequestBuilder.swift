@@ -54,8 +54,8 @@ public func <> (first: @escaping RequestBuilder, second: @escaping RequestBuilde
 /// - Returns: The composed builder.
 public func chain(_ builders: RequestBuilder...) -> RequestBuilder {
     { request in
-        var request = request
-        for builder in builders { request = builder(request) }
+        var request = consume request
+        for builder in builders { request = builder(consume request) }
         return request
     }
 }
@@ -70,7 +70,7 @@ extension Request {
     /// - Returns: The transformed request.
     public func applying(_ builders: RequestBuilder...) -> Request {
         var request = self
-        for builder in builders { request = builder(request) }
+        for builder in builders { request = builder(consume request) }
         return request
     }
 

@@ -26,11 +26,11 @@ public func template(_ template: String, _ variables: [String: URITemplate.Value
         outcome = .failure(RequestProblem(.invalidTemplate, "the URI template is invalid: \(error.message)"))
     }
     return { request in
-        var request = request
+        var request = consume request
         switch outcome {
         case .success(let parts):
-            request.pathSegments.append(contentsOf: parts.segments)
-            request.queryItems.append(contentsOf: parts.items)
+            request.appendPathSegments(parts.segments)
+            request.appendQueryItems(parts.items)
         case .failure(let problem):
             request.record(problem)
         }

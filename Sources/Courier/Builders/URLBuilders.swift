@@ -15,7 +15,7 @@ public func baseURL(_ string: String) -> RequestBuilder {
     let parsed = defect == nil ? URL(string: string) : nil
     let check = parsed.map(BaseURLCheck.of)
     return { request in
-        var request = request
+        var request = consume request
         if let parsed, let check {
             request.baseURL = parsed
             request.baseURLCheck = check
@@ -32,7 +32,7 @@ public func baseURL(_ string: String) -> RequestBuilder {
 public func baseURL(_ url: URL) -> RequestBuilder {
     let check = BaseURLCheck.of(url)
     return { request in
-        var request = request
+        var request = consume request
         request.baseURL = url
         request.baseURLCheck = check
         return request
@@ -51,7 +51,7 @@ public func url(_ string: String) -> RequestBuilder {
     let parsed = defect == nil ? URL(string: string) : nil
     let check = parsed.map(BaseURLCheck.of)
     return { request in
-        var request = request
+        var request = consume request
         request.pathSegments = []
         request.queryItems = []
         if let parsed, let check {
@@ -72,11 +72,12 @@ public func url(_ string: String) -> RequestBuilder {
 /// ``RequestProblem/Kind/invalidPathSegment`` problem.
 /// - Parameter segments: The segments; any value is written with its `description`.
 /// - Returns: The builder.
+@inlinable
 public func path(_ segments: any CustomStringConvertible...) -> RequestBuilder {
     let strings = segments.map(\.description)
     return { request in
-        var request = request
-        request.pathSegments.append(contentsOf: strings)
+        var request = consume request
+        request.appendPathSegments(strings)
         return request
     }
 }

@@ -3,21 +3,13 @@ enum HTTPSyntax {
     /// Whether `byte` is a `tchar`: the characters allowed in tokens (methods, header names).
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"),
-            UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
+        // tchar as two 64-bit masks: bit n of `low` is byte n, bit n of `high` is byte 64 + n.
+        let low: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
+        let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
+        if byte < 64 { return low >> UInt64(byte) & 1 != 0 }
+        return byte < 128 && high >> UInt64(byte &- 64) & 1 != 0
     }
 
-    /// Whether `string` is a non-empty token.
     static func isToken(_ string: String) -> Bool {
         var count = 0
         for byte in string.utf8 {
@@ -34,6 +26,11 @@ enum HTTPSyntax {
     /// sent as UTF-8 bytes: RFC 9110 calls them `obs-text`, servers generally pass them through,
     /// and rejecting them would make valid real-world values (names, filenames) unsendable.
     static func headerValueDefect(_ value: String) -> String? {
+        // One branch-light pass over contiguous bytes for the common, clean value; the message
+        // is worked out only when something is wrong.
+        @inline(__always) func isAllowed(_ byte: UInt8) -> Bool { byte >= 0x20 ? byte != 0x7F : byte == 0x09 }
+        let clean = value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isAllowed) } ?? value.utf8.allSatisfy(isAllowed)
+        if clean { return nil }
         var offset = 0
         for byte in value.utf8 {
             switch byte {
@@ -50,19 +47,28 @@ enum HTTPSyntax {
     }
 
     /// ASCII-only lower-casing; HTTP names are ASCII, and this avoids Unicode case mapping.
-    static func asciiLowercased(_ string: String) -> String {
+    static func asciiLowercased(_ string: String) -> String { lowercasedToken(string).lowered }
+
+    /// `string` lower-cased (ASCII only) and whether it is a token, in one pass over its bytes.
+    static func lowercasedToken(_ string: String) -> (lowered: String, isToken: Bool) {
         var source = string
-        let lowered = source.withUTF8 { bytes -> String? in
+        return source.withUTF8 { bytes -> (String, Bool) in
+            var hasUpper = false
+            var isToken = !bytes.isEmpty
+            for byte in bytes {
+                hasUpper = hasUpper || byte &- UInt8(ascii: "A") < 26
+                isToken = isToken && isTokenByte(byte)
+            }
             // Most names are already lower case, or only their first letters are not.
-            guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return nil }
-            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            guard hasUpper else { return (string, isToken) }
+            let lowered = String(unsafeUninitializedCapacity: bytes.count) { buffer in
                 for index in 0..<bytes.count {
                     let byte = bytes[index]
                     buffer[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
                 }
                 return bytes.count
             }
+            return (lowered, isToken)
         }
-        return lowered ?? string
     }
 }

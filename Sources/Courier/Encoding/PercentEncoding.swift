@@ -121,3 +121,62 @@ enum PercentEncoding {
         }
     }
 }
+
+/// Writes bytes into a buffer made large enough up front (three bytes per input byte covers any
+/// percent-encoding), for strings assembled from many parts without a growing `String`.
+/// Never writes past the buffer; a write that would is dropped and remembered in `overflowed`.
+struct ByteWriter {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+    private(set) var overflowed = false
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+
+    /// The bytes written so far.
+    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: buffer[..<count]) }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        guard count < buffer.count else { overflowed = true; return }
+        buffer[count] = byte
+        count &+= 1
+    }
+
+    mutating func append(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+        guard bytes.count <= buffer.count &- count else { overflowed = true; return }
+        for byte in bytes {
+            buffer[count] = byte
+            count &+= 1
+        }
+    }
+
+    /// Appends `string`, percent-encoding every byte outside `allowed`; with `encoding` false,
+    /// the bytes as they are.
+    mutating func append(_ string: String, allowed: PercentEncoding.AllowedSet, encoding: Bool = true) {
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes { append(byte, allowed: allowed, encoding: encoding) }
+        }
+        if done == nil {
+            for byte in string.utf8 { append(byte, allowed: allowed, encoding: encoding) }
+        }
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8, allowed: PercentEncoding.AllowedSet, encoding: Bool) {
+        if !encoding || allowed.contains(byte) {
+            append(byte)
+            return
+        }
+        guard count &+ 2 < buffer.count else { overflowed = true; return }
+        buffer[count] = UInt8(ascii: "%")
+        buffer[count &+ 1] = Self.hexDigit(byte >> 4)
+        buffer[count &+ 2] = Self.hexDigit(byte & 0x0F)
+        count &+= 3
+    }
+
+    /// The upper-case hexadecimal digit for a value below 16.
+    @inline(__always)
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "A") &+ value &- 10
+    }
+}

@@ -112,6 +112,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     ///   - name: The field name.
     ///   - value: The field value.
     public mutating func add(_ name: HeaderName, _ value: String) {
+        reserveForFirstField()
         fields.append(Field(name: name, value: value))
     }
 
@@ -122,6 +123,7 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
     ///   - value: The new value.
     public mutating func set(_ name: HeaderName, _ value: String) {
         guard let first = fields.firstIndex(where: { $0.name == name }) else {
+            reserveForFirstField()
             fields.append(Field(name: name, value: value))
             return
         }
@@ -130,6 +132,13 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
             let tail = fields[(first + 1)...].filter { $0.name != name }
             fields.replaceSubrange((first + 1)..., with: tail)
         }
+    }
+
+    /// Requests carry a handful of fields: room for several at the first one spares the array
+    /// regrowing with each builder.
+    @inline(__always)
+    private mutating func reserveForFirstField() {
+        if fields.isEmpty { fields.reserveCapacity(6) }
     }
 
     /// Removes every field named `name`.

@@ -14,12 +14,18 @@ public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     public let rawValue: String
     /// The lower-cased name used for comparison.
     let canonical: String
+    /// Whether the name is a valid RFC 9110 token, decided once when the name is made (names
+    /// are immutable), so that checking a request does not scan its names again.
+    public let isValid: Bool
+    /// The name's part in message framing, decided once; `.none` for nearly every name.
+    let framingRole: FramingRole
 
     /// Creates a header name.
     /// - Parameter rawValue: The name, for example `"X-Request-ID"`.
     public init(rawValue: String) {
         self.rawValue = rawValue
-        self.canonical = HTTPSyntax.asciiLowercased(rawValue)
+        (self.canonical, self.isValid) = HTTPSyntax.lowercasedToken(rawValue)
+        self.framingRole = FramingRole(canonical: canonical)
     }
 
     /// Creates a header name from a string literal.
@@ -29,8 +35,6 @@ public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     /// The name as written by the caller.
     public var description: String { rawValue }
 
-    /// Whether the name is a valid RFC 9110 token.
-    public var isValid: Bool { HTTPSyntax.isToken(rawValue) }
 
     public static func == (lhs: HeaderName, rhs: HeaderName) -> Bool { lhs.canonical == rhs.canonical }
     public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
@@ -81,4 +85,25 @@ public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     public static let setCookie = HeaderName(rawValue: "Set-Cookie")
     /// `User-Agent`
     public static let userAgent = HeaderName(rawValue: "User-Agent")
+}
+
+/// Header names that take part in message framing or connection handling, which a caller
+/// must not set freely (see `Request.collectFramingProblems`).
+enum FramingRole: UInt8, Sendable {
+    case none, contentLength, transferEncoding, trailer, upgrade, proxyConnection, te, connection, host
+
+    /// The role of a lower-cased name; the length decides first, so most names cost one
+    /// comparison at most.
+    init(canonical: String) {
+        switch canonical.utf8.count {
+        case 2: self = canonical == "te" ? .te : .none
+        case 4: self = canonical == "host" ? .host : .none
+        case 7: self = canonical == "trailer" ? .trailer : canonical == "upgrade" ? .upgrade : .none
+        case 10: self = canonical == "connection" ? .connection : .none
+        case 14: self = canonical == "content-length" ? .contentLength : .none
+        case 16: self = canonical == "proxy-connection" ? .proxyConnection : .none
+        case 17: self = canonical == "transfer-encoding" ? .transferEncoding : .none
+        default: self = .none
+        }
+    }
 }

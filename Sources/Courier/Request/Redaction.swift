@@ -45,6 +45,11 @@ public struct Redaction: Sendable, Hashable {
     ///   - headers: Extra sensitive header names.
     ///   - queryNames: Extra sensitive query parameter names.
     public init(headers: Set<HeaderName> = [], queryNames: Set<String> = []) {
+        guard !headers.isEmpty || !queryNames.isEmpty else {
+            // Every request starts with this one: no sets to build.
+            (self.headers, self.queryNames, self.compactHeaders, self.compactQueryNames) = ([], [], [], [])
+            return
+        }
         self.headers = headers
         self.queryNames = Set(queryNames.map(HTTPSyntax.asciiLowercased))
         self.compactHeaders = Set(headers.map { SensitiveName.compact($0.rawValue) })

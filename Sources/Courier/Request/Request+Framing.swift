@@ -16,9 +16,9 @@ extension Request {
     ///   hop-by-hop, so a proxy would strip them.
     /// - `Host`: only the URL's own host and port; the URL decides where a request goes.
     func collectFramingProblems(into found: inout [RequestProblem]) {
-        for field in headers {
-            switch field.name.canonical {
-            case "content-length":
+        for field in headers.fields {
+            switch field.name.framingRole {
+            case .contentLength:
                 // A body read at send time is checked against the length knowable now (a file's
                 // size); the transport sets the header from the file it uploads anyway.
                 let expected: Int64? = if let bodySource { bodySource.knownLength } else { Int64(body?.count ?? 0) }
@@ -32,20 +32,20 @@ extension Request {
                                 + "does not match the body's \(expected.map { "\($0)" } ?? "unknown number of") bytes; "
                                 + "leave it out and the transport sets it"))
                 }
-            case "transfer-encoding":
+            case .transferEncoding:
                 found.append(
                     RequestProblem(.invalidFraming, "Transfer-Encoding is set by the transport, never by the caller"))
-            case "trailer":
+            case .trailer:
                 found.append(RequestProblem(.invalidFraming, "Trailer announces trailer fields, which Courier never sends"))
-            case "upgrade":
+            case .upgrade:
                 found.append(RequestProblem(.invalidFraming, "Upgrade asks to switch protocols, which Courier does not speak"))
-            case "proxy-connection":
+            case .proxyConnection:
                 found.append(RequestProblem(.invalidFraming, "Proxy-Connection is an obsolete hop-by-hop header"))
-            case "te":
+            case .te:
                 if !Self.tokens(field.value).allSatisfy({ $0 == "trailers" }) {
                     found.append(RequestProblem(.invalidFraming, "TE may only be \"trailers\""))
                 }
-            case "connection":
+            case .connection:
                 if !Self.tokens(field.value).allSatisfy({ $0 == "close" || $0 == "keep-alive" }) {
                     found.append(
                         RequestProblem(
@@ -53,14 +53,14 @@ extension Request {
                             "Connection may only be \"close\" or \"keep-alive\"; other names would make those headers hop-by-hop"
                         ))
                 }
-            case "host":
+            case .host:
                 if !hostHeaderMatchesURL(field.value) {
                     found.append(
                         RequestProblem(
                             .invalidFraming,
                             "Host names another authority than the URL; set the URL's host instead (the URL decides where a request goes)"))
                 }
-            default:
+            case .none:
                 continue
             }
         }

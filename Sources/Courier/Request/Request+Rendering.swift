@@ -68,7 +68,7 @@ extension Request {
         var fields: [String: String] = Dictionary(minimumCapacity: headers.count)
         if headers.hasRepeatedNames {
             var joined: [(name: String, canonical: String, value: String)] = []
-            for field in headers {
+            for field in headers.fields {
                 if let index = joined.firstIndex(where: { $0.canonical == field.name.canonical }) {
                     // RFC 6265 §5.4: one Cookie field, pairs separated by "; ".
                     joined[index].value += (field.name.canonical == "cookie" ? "; " : ", ") + field.value
@@ -78,7 +78,7 @@ extension Request {
             }
             for field in joined { fields[field.name] = field.value }
         } else {
-            for field in headers { fields[field.name.rawValue] = field.value }
+            for field in headers.fields { fields[field.name.rawValue] = field.value }
         }
         if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         request.httpBody = body
@@ -122,6 +122,13 @@ extension Request {
     /// - Parameter redaction: When given, userinfo and sensitive query values are hidden.
     func urlString(redacting redaction: Redaction?) -> String? {
         guard let baseURL else { return nil }
+        if redaction == nil, let plain = plainURLString(baseURL) { return plain }
+        return composedURLString(baseURL, redacting: redaction)
+    }
+
+    /// The absolute URL built part by part, hiding what `redaction` says to hide; the same
+    /// string as `plainURLString(_:)` when `redaction` is `nil`.
+    func composedURLString(_ baseURL: URL, redacting redaction: Redaction?) -> String {
         var base = baseURL.absoluteString
         // Byte scans: searching Characters would run grapheme breaking over the whole URL.
         if let hash = base.utf8.firstIndex(of: UInt8(ascii: "#")) { base = String(base[..<hash]) }
@@ -132,6 +139,52 @@ extension Request {
         }
         if redaction != nil { base = Self.hidingUserInfo(in: base) }
         return renderedPathAndQuery(basePath: base, baseQuery: baseQuery, redacting: redaction)
+    }
+
+    /// The absolute URL as sent: the base URL without its fragment, the encoded path segments,
+    /// the base URL's query and the encoded query items, written into one scratch buffer and
+    /// copied once into the string (every request is sent with it; a growing `String` costs
+    /// several times more).
+    /// - Returns: The string, or `nil` if it did not fit the bound (never expected; the caller
+    ///   then renders it the slower way).
+    private func plainURLString(_ baseURL: URL) -> String? {
+        var base = baseURL.absoluteString
+        return base.withUTF8 { base -> String? in
+            let end = base.firstIndex(of: UInt8(ascii: "#")) ?? base.count
+            let mark = base[..<end].firstIndex(of: UInt8(ascii: "?"))
+            var pathEnd = mark ?? end
+            if !pathSegments.isEmpty, pathEnd > 0, base[pathEnd - 1] == UInt8(ascii: "/") { pathEnd -= 1 }
+            let baseQuery = mark.map { ($0 + 1)..<end } ?? end..<end
+
+            // An upper bound: every byte of a part may become three.
+            var bound = pathEnd + baseQuery.count + 1
+            for segment in pathSegments { bound += 1 + 3 * segment.utf8.count }
+            for item in queryItems { bound += 2 + 3 * (item.name.utf8.count + (item.value?.utf8.count ?? 0)) }
+
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { buffer -> String? in
+                var out = ByteWriter(buffer)
+                out.append(base[..<pathEnd])
+                for segment in pathSegments {
+                    out.append(UInt8(ascii: "/"))
+                    out.append(segment, allowed: .pathSegment)
+                }
+                var separator = UInt8(ascii: "?")
+                if !baseQuery.isEmpty {
+                    out.append(separator)
+                    out.append(base[baseQuery])
+                    separator = UInt8(ascii: "&")
+                }
+                for item in queryItems {
+                    out.append(separator)
+                    separator = UInt8(ascii: "&")
+                    out.append(item.name, allowed: .queryComponent, encoding: !item.isPercentEncoded)
+                    guard let value = item.value else { continue }
+                    out.append(UInt8(ascii: "="))
+                    out.append(value, allowed: .queryComponent, encoding: !item.isPercentEncoded)
+                }
+                return out.overflowed ? nil : String(decoding: out.written, as: UTF8.self)
+            }
+        }
     }
 
     private func renderedPathAndQuery(basePath: String, baseQuery: Substring?, redacting redaction: Redaction?)
@@ -265,7 +318,7 @@ extension Request {
                             + "'&', '#', ';', spaces and bare '%' would change the query"))
             }
         }
-        for field in headers {
+        for field in headers.fields {
             if !field.name.isValid {
                 found.append(
                     RequestProblem(.invalidHeaderName, "header name \(field.name.rawValue.debugDescription) is not a valid token"))

@@ -29,14 +29,30 @@ public struct Request: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The body bytes, already encoded by a body builder. Setting it removes any ``bodySource``.
     public var body: Data? {
-        didSet { if body != nil, bodySource != nil { bodySource = nil } }
+        get { if case .data(let data) = payload { data } else { nil } }
+        set {
+            if let newValue {
+                payload = .data(newValue)
+            } else if case .data = payload {
+                payload = .none
+            }
+        }
     }
     /// A body read when the request is sent (a file, parts with files, a byte sequence), for
     /// bodies that should never be held in memory; see ``upload(_:contentType:)``. Setting it
     /// removes any ``body``.
     public var bodySource: BodySource? {
-        didSet { if bodySource != nil, body != nil { body = nil } }
+        get { if case .source(let source) = payload { source } else { nil } }
+        set {
+            if let newValue {
+                payload = .source(newValue)
+            } else if case .source = payload {
+                payload = .none
+            }
+        }
     }
+    /// The body: at most one of bytes and a source, so the two can never disagree.
+    var payload: Payload
     /// The timeout in seconds, or `nil` for the session's default.
     public var timeout: TimeInterval?
     /// The cache policy, or `nil` for the session's default.
@@ -77,8 +93,7 @@ public struct Request: Sendable, Hashable {
         self.pathSegments = []
         self.queryItems = []
         self.headers = HTTPHeaders()
-        self.body = nil
-        self.bodySource = nil
+        self.payload = .none
         self.timeout = nil
         self.cachePolicy = nil
         self.deadline = nil
@@ -96,19 +111,39 @@ public struct Request: Sendable, Hashable {
     }
 
     /// A `GET` request with no URL yet.
-    public static var get: Request { Request(method: .get) }
+    public static var get: Request { Blank.get }
     /// A `POST` request with no URL yet.
-    public static var post: Request { Request(method: .post) }
+    public static var post: Request { Blank.post }
     /// A `PUT` request with no URL yet.
-    public static var put: Request { Request(method: .put) }
+    public static var put: Request { Blank.put }
     /// A `PATCH` request with no URL yet.
-    public static var patch: Request { Request(method: .patch) }
+    public static var patch: Request { Blank.patch }
     /// A `DELETE` request with no URL yet.
-    public static var delete: Request { Request(method: .delete) }
+    public static var delete: Request { Blank.delete }
     /// A `HEAD` request with no URL yet.
-    public static var head: Request { Request(method: .head) }
+    public static var head: Request { Blank.head }
     /// An `OPTIONS` request with no URL yet.
-    public static var options: Request { Request(method: .options) }
+    public static var options: Request { Blank.options }
+}
+
+extension Request {
+    /// The starting requests, made once: copying one costs less than initialising every field.
+    private enum Blank {
+        static let get = Request(method: .get)
+        static let post = Request(method: .post)
+        static let put = Request(method: .put)
+        static let patch = Request(method: .patch)
+        static let delete = Request(method: .delete)
+        static let head = Request(method: .head)
+        static let options = Request(method: .options)
+    }
+
+    /// What a request's body is.
+    enum Payload: Sendable, Hashable {
+        case none
+        case data(Data)
+        case source(BodySource)
+    }
 }
 
 /// The query and form strategies a request's later builders use by default.
@@ -136,4 +171,30 @@ struct BaseURLCheck: Sendable, Hashable {
 
     /// The check of `url`.
     static func of(_ url: URL) -> BaseURLCheck { BaseURLCheck(url: url, problems: Request.baseURLProblems(url)) }
+}
+
+extension Request {
+    /// Appends query items, making room for a few at the first so that a chain of `query`
+    /// builders does not regrow the array at each step.
+    mutating func appendQueryItems(_ items: some Collection<QueryItem>) {
+        if queryItems.isEmpty { queryItems.reserveCapacity(Swift.max(4, items.count)) }
+        queryItems.append(contentsOf: items)
+    }
+
+    /// Appends one query item, making room for a few at the first.
+    @usableFromInline
+    mutating func appendQueryItem(_ item: QueryItem) {
+        if queryItems.isEmpty { queryItems.reserveCapacity(4) }
+        queryItems.append(item)
+    }
+
+    /// Appends path segments, making room for a few at the first.
+    @usableFromInline
+    mutating func appendPathSegments(_ segments: [String]) {
+        if pathSegments.isEmpty {
+            guard segments.count < 4 else { pathSegments = segments; return }
+            pathSegments.reserveCapacity(4)
+        }
+        pathSegments.append(contentsOf: segments)
+    }
 }

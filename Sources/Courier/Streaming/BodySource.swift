@@ -250,7 +250,7 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
 /// - Returns: The builder.
 public func upload(_ fileURL: URL, contentType: MediaType? = .octetStream) -> RequestBuilder {
     { request in
-        var request = request
+        var request = consume request
         request.bodySource = .file(fileURL)
         if let contentType { request.headers.set(.contentType, contentType.rawValue) }
         return request
@@ -270,7 +270,7 @@ public func upload<S: AsyncSequence & Sendable>(
 ) -> RequestBuilder where S.Element == Data {
     let source = BodySource.sequence(sequence, length: length)
     return { request in
-        var request = request
+        var request = consume request
         request.bodySource = source
         if let contentType { request.headers.set(.contentType, contentType.rawValue) }
         return request

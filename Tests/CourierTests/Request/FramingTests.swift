@@ -42,6 +42,25 @@ struct FramingTests {
         #expect(request.problems.first?.message.lowercased().contains(name.lowercased()) == true)
     }
 
+    @Test(arguments: ["CONTENT-LENGTH", "Transfer-ENCODING", "tE", "HOST", "trailer", "UpGrade", "proxy-CONNECTION"])
+    func framingNamesAreRecognisedInAnyCase(name: String) {
+        // Decided once when the name is made; the spelling never matters.
+        let request = post |> header(HeaderName(rawValue: name), "x")
+        #expect(request.problemKinds == [.invalidFraming])
+    }
+
+    @Test(arguments: ["", " ", "X Trace", "X-Tr\u{E9}ce", "X:Y", "X\r\nY", "(x)"])
+    func invalidNamesStayInvalid(name: String) {
+        #expect(!HeaderName(rawValue: name).isValid)
+        #expect((post |> header(HeaderName(rawValue: name), "x")).problemKinds.contains(.invalidHeaderName))
+    }
+
+    @Test(arguments: ["X-Trace", "x", "!#$%&'*+-.^_`|~09azAZ", "Content-Lengthy", "Hosts", "T"])
+    func validNamesStayValid(name: String) {
+        #expect(HeaderName(rawValue: name).isValid)
+        #expect((post |> header(HeaderName(rawValue: name), "x")).problems.isEmpty)
+    }
+
     @Test(arguments: [
         ("Connection", "close"), ("Connection", "keep-alive"), ("Connection", "Keep-Alive, close"), ("TE", "trailers"),
         ("Host", "api.test"), ("Host", "API.TEST:443"),
