@@ -13,17 +13,15 @@ import Foundation
 public func baseURL(_ string: String) -> RequestBuilder {
     let defect = URLSyntax.defect(inAbsoluteURL: string)
     let parsed = defect == nil ? URL(string: string) : nil
-    let check = parsed.map(BaseURLCheck.of)
-    return { request in
-        var request = consume request
-        if let parsed, let check {
-            request.baseURL = parsed
-            request.baseURLCheck = check
-        } else {
-            request.record(RequestProblem(.invalidURL, "the base URL " + (defect ?? "does not parse as a URL")))
+    guard let parsed else {
+        let problem = RequestProblem(.invalidURL, "the base URL " + (defect ?? "does not parse as a URL"))
+        return { request in
+            var request = consume request
+            request.record(problem)
+            return request
         }
-        return request
     }
+    return baseURL(parsed)
 }
 
 /// Sets the base URL that path segments and query items are appended to.

@@ -18,11 +18,14 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, ExpressibleByStr
 
     /// Creates a method from its name. The name is validated when the request is rendered.
     /// - Parameter rawValue: The method name, for example `"GET"`.
-    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+        self.isValid = HTTPSyntax.isToken(rawValue)
+    }
 
     /// Creates a method from a string literal.
     /// - Parameter value: The method name.
-    public init(stringLiteral value: String) { self.rawValue = value }
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
 
     /// The method name.
     public var description: String { rawValue }
@@ -56,5 +59,5 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     }
 
     /// Whether the name is a valid RFC 9110 token, and so safe to put on the request line.
-    public var isValid: Bool { HTTPSyntax.isToken(rawValue) }
+    public let isValid: Bool
 }
