@@ -78,7 +78,9 @@ extension Request {
             }
             for field in joined { fields[field.name] = field.value }
         } else {
-            for field in headers.fields { fields[field.name.rawValue] = field.value }
+            // By index: reading the two strings in place spares copying each field.
+            let all = headers.fields
+            for index in all.indices { fields[all[index].name.rawValue] = all[index].value }
         }
         if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         request.httpBody = body
@@ -318,15 +320,20 @@ extension Request {
                             + "'&', '#', ';', spaces and bare '%' would change the query"))
             }
         }
-        for field in headers.fields {
-            if !field.name.isValid {
+        // By index: reading names and values in place spares copying each field.
+        let fields = headers.fields
+        var hasFramingNames = false
+        for index in fields.indices {
+            let name = fields[index].name
+            hasFramingNames = hasFramingNames || name.framingRole != .none
+            if !name.isValid {
                 found.append(
-                    RequestProblem(.invalidHeaderName, "header name \(field.name.rawValue.debugDescription) is not a valid token"))
-            } else if let defect = HTTPSyntax.headerValueDefect(field.value) {
-                found.append(RequestProblem(.invalidHeaderValue, "the value of header \(field.name.rawValue) \(defect)"))
+                    RequestProblem(.invalidHeaderName, "header name \(name.rawValue.debugDescription) is not a valid token"))
+            } else if let defect = HTTPSyntax.headerValueDefect(fields[index].value) {
+                found.append(RequestProblem(.invalidHeaderValue, "the value of header \(name.rawValue) \(defect)"))
             }
         }
-        if !headers.isEmpty { collectFramingProblems(into: &found) }
+        if hasFramingNames { collectFramingProblems(into: &found) }
         if method == .get || method == .head, bodySource != nil || !(body?.isEmpty ?? true) {
             // URLSession refuses such a request on every platform with a misleading "resource
             // exceeds maximum size" (-1103), or drops the body; say what is wrong instead.
