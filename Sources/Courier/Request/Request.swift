@@ -54,21 +54,39 @@ public struct Request: Sendable, Hashable {
     /// The body: at most one of bytes and a source, so the two can never disagree.
     var payload: Payload
     /// The timeout in seconds, or `nil` for the session's default.
-    public var timeout: TimeInterval?
+    public var timeout: TimeInterval? {
+        get { settings.value.timeout }
+        _modify { yield &settings.value.timeout }
+    }
     /// The cache policy, or `nil` for the session's default.
-    public var cachePolicy: CachePolicy?
+    public var cachePolicy: CachePolicy? {
+        get { settings.value.cachePolicy }
+        _modify { yield &settings.value.cachePolicy }
+    }
     /// The total time the whole exchange may take (connect, send, wait, receive, and any retries
     /// by middleware), in seconds; `nil` for no limit. Unlike ``timeout``, which bounds the wait for
     /// data, this bounds the whole call. Exceeding it throws ``CourierError/Cause/timedOut``.
-    public var deadline: TimeInterval?
+    public var deadline: TimeInterval? {
+        get { settings.value.deadline }
+        _modify { yield &settings.value.deadline }
+    }
     /// Whether retry middleware may send this request again: `nil` decides by the method
     /// (only idempotent methods are retried), `true` opts a request in, `false` opts it out.
-    public var allowsRetry: Bool?
+    public var allowsRetry: Bool? {
+        get { settings.value.allowsRetry }
+        _modify { yield &settings.value.allowsRetry }
+    }
     /// What descriptions, logs and errors must hide.
-    public var redaction: Redaction
+    public var redaction: Redaction {
+        get { settings.value.redaction }
+        _modify { yield &settings.value.redaction }
+    }
     /// How later query and form builders write lists, booleans and dates when they are not
     /// given a strategy of their own; see ``encodingDefaults(query:form:)``.
-    public var encodingDefaults: EncodingDefaults
+    public var encodingDefaults: EncodingDefaults {
+        get { settings.value.encodingDefaults }
+        _modify { yield &settings.value.encodingDefaults }
+    }
     /// Whether retry middleware may send this request again: ``allowsRetry`` when set, otherwise
     /// whether the method is idempotent.
     /// A request whose body is a one-shot sequence is never retryable.
@@ -78,7 +96,11 @@ public struct Request: Sendable, Hashable {
     }
 
     /// Problems recorded by builders (for example a body that failed to encode).
-    public private(set) var recordedProblems: [RequestProblem]
+    public var recordedProblems: [RequestProblem] { settings.value.recordedProblems }
+    /// The fields most requests leave alone, behind one copy-on-write reference: every builder
+    /// moves the request in and out, and a smaller value moves faster. Shared until one of them
+    /// is changed.
+    var settings: CopyOnWrite<Settings>
     /// The outcome of checking ``baseURL``, when a URL builder already did (reused while the URL
     /// is the same one). Never part of equality or hashing.
     var baseURLCheck = BaseURLCheck()
@@ -94,20 +116,14 @@ public struct Request: Sendable, Hashable {
         self.queryItems = []
         self.headers = HTTPHeaders()
         self.payload = .none
-        self.timeout = nil
-        self.cachePolicy = nil
-        self.deadline = nil
-        self.allowsRetry = nil
-        self.redaction = Redaction()
-        self.encodingDefaults = EncodingDefaults()
-        self.recordedProblems = []
+        self.settings = CopyOnWrite(Settings())
     }
 
     /// Records a problem that makes this request invalid. Custom builders call this instead of
     /// throwing or crashing.
     /// - Parameter problem: What went wrong; its message must not contain secrets.
     public mutating func record(_ problem: RequestProblem) {
-        recordedProblems.append(problem)
+        settings.value.recordedProblems.append(problem)
     }
 
     /// A `GET` request with no URL yet.
@@ -136,6 +152,17 @@ extension Request {
         static let delete = Request(method: .delete)
         static let head = Request(method: .head)
         static let options = Request(method: .options)
+    }
+
+    /// The request's less used fields, kept together behind ``Request/settings``.
+    struct Settings: Sendable, Hashable {
+        var timeout: TimeInterval?
+        var cachePolicy: CachePolicy?
+        var deadline: TimeInterval?
+        var allowsRetry: Bool?
+        var redaction = Redaction()
+        var encodingDefaults = EncodingDefaults()
+        var recordedProblems: [RequestProblem] = []
     }
 
     /// What a request's body is.
