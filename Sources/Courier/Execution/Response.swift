@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// A raw HTTP response: status, headers, body and the URL it came from.
 ///
 /// Executors produce responses; a ``Resource`` turns one into a typed value.
@@ -7,7 +11,21 @@ public struct Response: Sendable, Hashable {
     /// The status code, for example `200`.
     public var status: Int
     /// The header fields.
-    public var headers: HTTPHeaders
+    ///
+    /// A response from URLSession converts Foundation's headers the first time they are read
+    /// (most callers only decode the body, and the conversion is most of what Courier does per
+    /// live request); every copy of the response shares that one conversion.
+    public var headers: HTTPHeaders {
+        get {
+            switch headerStorage {
+            case .converted(let headers): headers
+            case .foundation(let pending): pending.headers
+            }
+        }
+        set { headerStorage = .converted(newValue) }
+    }
+    /// The headers, or Foundation's response to convert them from when first read.
+    var headerStorage: HeaderStorage
     /// The body bytes, after any content decoding (gzip) the transport did.
     public var body: Data
     /// The URL of the response, after redirects; `nil` when the transport does not know it.
@@ -21,9 +39,20 @@ public struct Response: Sendable, Hashable {
     ///   - url: The URL the response came from.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), url: URL? = nil) {
         self.status = status
-        self.headers = headers
+        self.headerStorage = .converted(headers)
         self.body = body
         self.url = url
+    }
+
+    public static func == (lhs: Response, rhs: Response) -> Bool {
+        lhs.status == rhs.status && lhs.url == rhs.url && lhs.body == rhs.body && lhs.headers == rhs.headers
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(url)
+        hasher.combine(body)
+        hasher.combine(headers)
     }
 
     /// The `Content-Type` header parsed as a media type, if present.
@@ -33,4 +62,66 @@ public struct Response: Sendable, Hashable {
 
     /// Whether the status is in the 2xx range.
     public var isSuccess: Bool { (200..<300).contains(status) }
+}
+
+extension Response {
+    /// Where a response's headers are.
+    enum HeaderStorage: Sendable {
+        /// Already Courier's.
+        case converted(HTTPHeaders)
+        /// Still Foundation's, converted once on first read.
+        case foundation(PendingHeaders)
+    }
+
+    /// Foundation's response headers, converted to ``HTTPHeaders`` once, when first read, and
+    /// kept for every copy of the response.
+    final class PendingHeaders: @unchecked Sendable {
+        /// Read only; Foundation never changes a response once it is delivered.
+        let response: HTTPURLResponse
+        private let converted = Locked<HTTPHeaders?>(nil)
+
+        init(_ response: HTTPURLResponse) { self.response = response }
+
+        var headers: HTTPHeaders {
+            converted.withLock { cached in
+                if let cached { return cached }
+                let headers = Self.convert(response)
+                cached = headers
+                return headers
+            }
+        }
+
+        /// One pass: each name is lower-cased once (by HeaderName), values are read as the
+        /// strings they are, and the sort (for a stable order; the dictionary has none) compares
+        /// the stored lower-case names.
+        static func convert(_ http: HTTPURLResponse) -> HTTPHeaders {
+            let all = http.allHeaderFields
+            var fields: [HTTPHeaders.Field] = []
+            fields.reserveCapacity(all.count)
+            for (key, value) in all {
+                // Through `base`: a cast from `Any` is cheaper than one from `AnyHashable`.
+                guard let name = key.base as? String else { continue }
+                fields.append(HTTPHeaders.Field(name: HeaderName(rawValue: name), value: value as? String ?? "\(value)"))
+            }
+            fields.sort { $0.name.canonical < $1.name.canonical }
+            return HTTPHeaders(fields)
+        }
+    }
+
+    /// The `Content-Length` the server declared, when it is a non-negative number; read without
+    /// converting the headers when they are still Foundation's.
+    var declaredContentLength: Int? {
+        switch headerStorage {
+        case .foundation(let pending):
+            // Foundation parses the field when it makes the response (-1 when absent or not a
+            // number).
+            let length = pending.response.expectedContentLength
+            return length >= 0 ? Int(exactly: length) : nil
+        case .converted(let headers):
+            guard let declared = headers[.contentLength]?.trimmingCharacters(in: .whitespaces), let length = Int(declared),
+                length >= 0
+            else { return nil }
+            return length
+        }
+    }
 }

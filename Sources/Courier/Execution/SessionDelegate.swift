@@ -233,8 +233,7 @@ extension Response {
     ///   - bodyCount: The bytes that arrived; the body's own size by default.
     func framingFailure(method: String?, bodyCount: Int? = nil) -> TransportFailure? {
         guard method?.uppercased() != "HEAD", status != 204, status != 304, status >= 200,
-            let declared = headers[.contentLength]?.trimmingCharacters(in: .whitespaces),
-            let expected = Int(declared), expected >= 0
+            let expected = declaredContentLength
         else { return nil }
         let count = bodyCount ?? body.count
         let coding = headers[.contentEncoding].map(HTTPSyntax.asciiLowercased) ?? "identity"

@@ -258,18 +258,7 @@ extension Response {
     ///   - http: The HTTP response.
     ///   - body: The body bytes.
     public init(http: HTTPURLResponse, body: Data) {
-        // One pass: each name is lower-cased once (by HeaderName), values are read as the strings
-        // they are, and the sort (for a stable order; the dictionary has none) compares the
-        // stored lower-case names.
-        let all = http.allHeaderFields
-        var fields: [HTTPHeaders.Field] = []
-        fields.reserveCapacity(all.count)
-        for (key, value) in all {
-            // Through `base`: a cast from `Any` is cheaper than one from `AnyHashable`.
-            guard let name = key.base as? String else { continue }
-            fields.append(HTTPHeaders.Field(name: HeaderName(rawValue: name), value: value as? String ?? "\(value)"))
-        }
-        fields.sort { $0.name.canonical < $1.name.canonical }
-        self.init(status: http.statusCode, headers: HTTPHeaders(fields), body: body, url: http.url)
+        self.init(status: http.statusCode, body: body, url: http.url)
+        headerStorage = .foundation(PendingHeaders(http))
     }
 }

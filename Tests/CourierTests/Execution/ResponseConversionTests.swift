@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A response made from Foundation's converts its headers when they are first read: it must
+/// behave exactly like one whose headers were converted at once.
+@Suite("Response: Foundation's headers, converted on first read")
+struct ResponseConversionTests {
+    static let fields = [
+        "Content-Type": "application/json", "Content-Length": "12", "Set-Cookie": "session=s3cr3t",
+        "X-Request-ID": "abc", "ETag": "\"v1\"",
+    ]
+
+    static func foundation(_ fields: [String: String] = fields, status: Int = 200) throws -> HTTPURLResponse {
+        let url = try #require(URL(string: "https://api.test/items"))
+        return try #require(HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields))
+    }
+
+    @Test func readsLikeAnEagerConversion() throws {
+        let http = try Self.foundation()
+        let lazy = Response(http: http, body: Data("{\"id\":1}\n   ".utf8))
+        let eager = Response(
+            status: 200, headers: Response.PendingHeaders.convert(http), body: Data("{\"id\":1}\n   ".utf8), url: http.url)
+        #expect(lazy.headers == eager.headers)
+        #expect(lazy.headers.map(\.name.rawValue).map { $0.lowercased() } == lazy.headers.map(\.name.rawValue).map { $0.lowercased() }.sorted())
+        #expect(lazy.headers[.contentType] == "application/json")
+        #expect(lazy.headers["x-request-id"] == "abc")
+        #expect(lazy.contentType == .json)
+        #expect(lazy == eager)
+        #expect(lazy.hashValue == eager.hashValue)
+        #expect(lazy.status == 200)
+        #expect(lazy.url == http.url)
+    }
+
+    @Test func copiesShareTheConversionButNotChanges() throws {
+        let original = Response(http: try Self.foundation(), body: Data())
+        var copy = original
+        copy.headers.set("X-Added", "1")
+        copy.headers.remove(.contentType)
+        #expect(original.headers["X-Added"] == nil)
+        #expect(original.headers[.contentType] == "application/json")
+        #expect(copy.headers["X-Added"] == "1")
+        #expect(copy.headers[.contentType] == nil)
+        #expect(copy != original)
+    }
+
+    @Test func concurrentFirstReadsAgree() async throws {
+        let response = Response(http: try Self.foundation(), body: Data())
+        let all = await withTaskGroup(of: HTTPHeaders.self) { group in
+            for _ in 0..<32 { group.addTask { response.headers } }
+            var seen: [HTTPHeaders] = []
+            for await headers in group { seen.append(headers) }
+            return seen
+        }
+        #expect(Set(all.map { $0.fields.count }) == [Self.fields.count])
+        #expect(all.allSatisfy { $0 == all[0] })
+    }
+
+    @Test func secretsStayHiddenWhenPrinted() throws {
+        let response = Response(http: try Self.foundation(), body: Data())
+        var dumped = ""
+        dump(response, to: &dumped)
+        for text in [response.description, response.debugDescription, dumped, String(reflecting: response)] {
+            #expect(!text.contains("s3cr3t"), "\(text)")
+        }
+        #expect(response.description.contains("X-Request-ID: abc"))
+    }
+
+    @Test(arguments: [
+        (["Content-Length": "12"], 12), (["Content-Length": "0"], 0), (["Content-Length": "-3"], nil),
+        (["Content-Length": "twelve"], nil), ([:], nil),
+    ] as [([String: String], Int?)])
+    func declaredLengthReadsWithoutConverting(fields: [String: String], expected: Int?) throws {
+        let lazy = Response(http: try Self.foundation(fields), body: Data())
+        #expect(lazy.declaredContentLength == expected)
+        var converted = lazy
+        converted.headers = lazy.headers
+        #expect(converted.declaredContentLength == expected)
+    }
+
+    @Test func truncationIsStillCaught() throws {
+        let short = Response(http: try Self.foundation(["Content-Length": "10"]), body: Data("12345".utf8))
+        #expect(short.framingFailure(method: "GET")?.kind == .truncatedBody)
+        #expect(short.framingFailure(method: "HEAD") == nil)
+        let whole = Response(http: try Self.foundation(["Content-Length": "5"]), body: Data("12345".utf8))
+        #expect(whole.framingFailure(method: "GET") == nil)
+        let gzip = Response(
+            http: try Self.foundation(["Content-Length": "10", "Content-Encoding": "gzip"]), body: Data("12345".utf8))
+        #expect(gzip.framingFailure(method: "GET") == nil)
+    }
+}
