@@ -25,8 +25,9 @@ enum InstructionProfiles {
             for index in 0..<count { blackHole(try BuildBenchmarks.handBuildDictionary(index, encoder: encoder)) }
         case "live", "live-hand":
             // The synchronous part of one live small-JSON request, around the transport: what
-            // `send` does before and after `data(for:)` (validate, render, convert the response,
+            // `send` does before and after `data(for:)` (validate, render, wrap the response,
             // check the status, decode), against the hand-written client's status check and decode.
+            // The response's headers are converted only when read (this decoder never does).
             let resource = Request.get |> baseURL(BuildBenchmarks.base) |> path("small.json") |> decode(LiveBenchmarks.Payload.self)
             let payload = try JSONEncoder().encode(LiveBenchmarks.Payload(id: 1, name: "Ada Lovelace, the first programmer"))
             guard let url = URL(string: BuildBenchmarks.base + "/small.json"),
