@@ -26,8 +26,13 @@ struct ResponseConversionTests {
         let lazy = Response(http: http, body: Data("{\"id\":1}\n   ".utf8))
         let eager = Response(
             status: 200, headers: Response.PendingHeaders.convert(http), body: Data("{\"id\":1}\n   ".utf8), url: http.url)
-        #expect(lazy.headers == eager.headers)
-        #expect(lazy.headers.map(\.name.rawValue).map { $0.lowercased() } == lazy.headers.map(\.name.rawValue).map { $0.lowercased() }.sorted())
+        let lazyHeaders: HTTPHeaders = lazy.headers
+        let eagerHeaders: HTTPHeaders = eager.headers
+        #expect(lazyHeaders == eagerHeaders)
+        // In a stable order: by lower-cased name.
+        let names: [String] = lazyHeaders.fields.map { (field: HTTPHeaders.Field) -> String in field.name.rawValue.lowercased() }
+        let sortedNames: [String] = names.sorted()
+        #expect(names == sortedNames)
         #expect(lazy.headers[.contentType] == "application/json")
         #expect(lazy.headers["x-request-id"] == "abc")
         #expect(lazy.contentType == .json)
@@ -57,8 +62,12 @@ struct ResponseConversionTests {
             for await headers in group { seen.append(headers) }
             return seen
         }
-        #expect(Set(all.map { $0.fields.count }) == [Self.fields.count])
-        #expect(all.allSatisfy { $0 == all[0] })
+        let counts: Set<Int> = Set(all.map { (headers: HTTPHeaders) -> Int in headers.fields.count })
+        let expected: Set<Int> = [Self.fields.count]
+        #expect(counts == expected)
+        let first: HTTPHeaders = all[0]
+        let agree: Bool = all.allSatisfy { (headers: HTTPHeaders) -> Bool in headers == first }
+        #expect(agree)
     }
 
     @Test func secretsStayHiddenWhenPrinted() throws {

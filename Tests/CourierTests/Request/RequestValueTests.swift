@@ -48,7 +48,8 @@ struct RequestValueTests {
         let b = make()
         #expect(a == b)
         #expect(a.hashValue == b.hashValue)
-        #expect(Set([a, b]).count == 1)
+        let distinct: Set<Request> = [a, b]
+        #expect(distinct.count == 1)
         #expect(a != (make() |> timeout(4)))
     }
 
@@ -67,7 +68,9 @@ struct RequestValueTests {
             for await value in group { all.append(value) }
             return all
         }
-        #expect(Set(timeouts.compactMap { $0 }) == Set((1...50).map(Double.init)))
+        let seen: Set<Double> = Set(timeouts.compactMap { (value: Double?) -> Double? in value })
+        let expected: Set<Double> = Set((1...50).map { (index: Int) -> Double in Double(index) })
+        #expect(seen == expected)
         #expect(shared.timeout == 1)
         #expect(!shared.redaction.isSensitive(queryName: "q1"))
     }
