@@ -78,14 +78,20 @@ extension Response {
     final class PendingHeaders: @unchecked Sendable {
         /// Read only; Foundation never changes a response once it is delivered.
         let response: HTTPURLResponse
+        /// Applied after converting, for copies shown in logs.
+        let redaction: Redaction?
         private let converted = Locked<HTTPHeaders?>(nil)
 
-        init(_ response: HTTPURLResponse) { self.response = response }
+        init(_ response: HTTPURLResponse, redaction: Redaction? = nil) {
+            self.response = response
+            self.redaction = redaction
+        }
 
         var headers: HTTPHeaders {
             converted.withLock { cached in
                 if let cached { return cached }
-                let headers = Self.convert(response)
+                var headers = Self.convert(response)
+                if let redaction { headers = redaction.redacting(headers) }
                 cached = headers
                 return headers
             }
@@ -106,6 +112,20 @@ extension Response {
             fields.sort { $0.name.canonical < $1.name.canonical }
             return HTTPHeaders(fields)
         }
+    }
+
+    /// This response with its header values hidden where `redaction` says so. Headers that are
+    /// still Foundation's stay unconverted until read.
+    func redactingHeaders(with redaction: Redaction) -> Response {
+        var shown = self
+        switch headerStorage {
+        case .foundation(let pending):
+            let combined = pending.redaction.map { $0.merging(redaction) } ?? redaction
+            shown.headerStorage = .foundation(PendingHeaders(pending.response, redaction: combined))
+        case .converted(let headers):
+            shown.headerStorage = .converted(redaction.redacting(headers))
+        }
+        return shown
     }
 
     /// The `Content-Length` the server declared, when it is a non-negative number; read without

@@ -42,8 +42,12 @@ public struct LoggingMiddleware: Middleware {
         public var error: CourierError?
         /// Time from sending to the response or failure.
         public var duration: Duration?
-        /// The response headers, redacted, for ``Kind/response``.
-        public var responseHeaders: HTTPHeaders?
+        /// The response headers, redacted, for ``Kind/response``: those of ``response``, converted
+        /// from Foundation's only when read. Setting them sets ``response``'s headers.
+        public var responseHeaders: HTTPHeaders? {
+            get { response?.headers }
+            set { response?.headers = newValue ?? HTTPHeaders() }
+        }
         /// The request body as logged (capped, redacted, or a summary), when bodies are on.
         public var requestBody: String?
         /// The response body as logged (capped, redacted, or a summary), when bodies are on. For
@@ -133,10 +137,11 @@ public struct LoggingMiddleware: Middleware {
         let exchange = begin(request)
         do {
             let response = try await next(request)
-            var shown = response
-            shown.headers = exchange.redaction.redacting(response.headers)
-            var received = exchange.event(.response, head: shown)
-            received.responseBody = logged(response.body, type: response.headers[.contentType], redactor: exchange.redactor)
+            // Headers Foundation delivered are converted (and redacted) only if the sink reads them.
+            var received = exchange.event(.response, head: response.redactingHeaders(with: exchange.redaction))
+            if case .on = bodies {
+                received.responseBody = logged(response.body, type: response.headers[.contentType], redactor: exchange.redactor)
+            }
             sink(received)
             return response
         } catch {
@@ -158,7 +163,6 @@ public struct LoggingMiddleware: Middleware {
         func event(_ kind: Event.Kind, head: Response? = nil) -> Event {
             var event = Event(kind: kind, request: redacted, duration: clock.now - start)
             event.response = head
-            event.responseHeaders = head?.headers
             return event
         }
 
@@ -200,8 +204,7 @@ public struct LoggingMiddleware: Middleware {
             sink(exchange.failure(error, request: request))
             throw error
         }
-        var head = streamed.head
-        head.headers = exchange.redaction.redacting(streamed.headers)
+        let head = streamed.head.redactingHeaders(with: exchange.redaction)
         sink(exchange.event(.response, head: head))
         let shownHead = head
         let cap: Int

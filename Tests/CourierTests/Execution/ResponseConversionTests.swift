@@ -102,4 +102,32 @@ struct ResponseConversionTests {
             http: try Self.foundation(["Content-Length": "10", "Content-Encoding": "gzip"]), body: Data("12345".utf8))
         #expect(gzip.framingFailure(method: "GET") == nil)
     }
+
+    /// An executor answering every request with one Foundation response, as URLSession would.
+    struct FoundationAnswer: Executor {
+        let http: HTTPURLResponse
+        func execute(_ request: Request) async throws -> Response { Response(http: http, body: Data("{}".utf8)) }
+    }
+
+    @Test func loggedHeadersAreRedactedWhenFinallyRead() async throws {
+        let http = try Self.foundation(["Set-Cookie": "sid=COOKIE-SECRET", "X-Session": "RESP-SESSION", "X-Plain": "shown"])
+        let events = Locked<[LoggingMiddleware.Event]>([])
+        let logging = LoggingMiddleware(redaction: Redaction(headers: ["X-Session"])) { event in
+            events.withLock { $0.append(event) }
+        }
+        let response = try await FoundationAnswer(http: http).with(logging).send(Request.get |> baseURL("https://api.test"))
+        // The caller's response keeps every value.
+        #expect(response.headers["set-cookie"] == "sid=COOKIE-SECRET")
+        let logged: [LoggingMiddleware.Event] = events.withLock { $0 }
+        let last = try #require(logged.last)
+        let headers = try #require(last.responseHeaders)
+        #expect(headers["set-cookie"] == Redaction.placeholder)
+        #expect(headers["x-session"] == Redaction.placeholder)
+        #expect(headers["x-plain"] == "shown")
+        var dumped = ""
+        dump(last, to: &dumped)
+        let printed: String = "\(last) \(String(reflecting: last)) \(dumped) \(String(describing: last.response))"
+        #expect(!printed.contains("COOKIE-SECRET"))
+        #expect(!printed.contains("RESP-SESSION"))
+    }
 }
