@@ -147,8 +147,11 @@ extension Request {
     /// the base URL's query and the encoded query items, written into one scratch buffer and
     /// copied once into the string (every request is sent with it; a growing `String` costs
     /// several times more).
-    /// - Returns: The string, or `nil` if it did not fit the bound (never expected; the caller
-    ///   then renders it the slower way).
+    /// - Returns: The string, or `nil` for a URL too large for the scratch buffer (or one that
+    ///   did not fit its bound, never expected); the caller then composes it part by part.
+    /// The largest scratch buffer `plainURLString(_:)` takes (1 MiB; URLs are rarely over 8 KB).
+    static let scratchLimit = 1 << 20
+
     private func plainURLString(_ baseURL: URL) -> String? {
         var base = baseURL.absoluteString
         return base.withUTF8 { base -> String? in
@@ -167,6 +170,8 @@ extension Request {
             for index in items.indices {
                 bound += 2 + 3 * (items[index].name.utf8.count + (items[index].value?.utf8.count ?? 0))
             }
+            // A scratch buffer three times a huge URL is not worth it: compose those part by part.
+            guard bound <= Self.scratchLimit else { return nil }
 
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { buffer -> String? in
                 var out = ByteWriter(buffer)
