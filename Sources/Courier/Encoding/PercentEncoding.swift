@@ -87,11 +87,6 @@ enum PercentEncoding {
         }
     }
 
-    /// Appends the encoding of `string` to `output`.
-    static func append(_ string: String, allowed: AllowedSet, to output: inout String) {
-        output += encode(string, allowed: allowed)
-    }
-
     /// Decodes `%XX` escapes; invalid escapes are kept as they are. Used only for display.
     static func decode(_ string: Substring) -> String {
         guard string.contains("%") else { return String(string) }

@@ -75,6 +75,10 @@ extension Response {
 
     /// Foundation's response headers, converted to ``HTTPHeaders`` once, when first read, and
     /// kept for every copy of the response.
+    ///
+    /// `@unchecked Sendable` is sound: the stored properties are constants, the response is only
+    /// read (Foundation does not change a delivered response), and the cached conversion is read
+    /// and written only inside its lock.
     final class PendingHeaders: @unchecked Sendable {
         /// Read only; Foundation never changes a response once it is delivered.
         let response: HTTPURLResponse

@@ -4,6 +4,8 @@
 /// Thread-safe as values are: the storage is only ever mutated through a uniquely referenced box,
 /// so a box that two copies share is never written.
 struct CopyOnWrite<Value: Sendable & Hashable>: Sendable, Hashable {
+    /// `@unchecked Sendable` is sound: `value` is written only through `value`'s `_modify`, after
+    /// `isKnownUniquelyReferenced` has made this copy the box's only owner.
     private final class Box: @unchecked Sendable {
         var value: Value
         init(_ value: Value) { self.value = value }
