@@ -35,7 +35,8 @@ struct BodyBuilderTests {
             struct Nope: Error {}
             func encode(to encoder: any Encoder) throws { throw Nope() }
         }
-        #expect((base |> json(Refuses())).problemKinds == [.bodyEncodingFailed])
+        let refused: Request = base |> json(Refuses())
+        #expect(refused.problemKinds == [.bodyEncodingFailed])
     }
 
     @Test func formPairsKeepOrderAndEncodeLikeHTMLForms() throws {

@@ -56,7 +56,8 @@ struct HeaderBuilderTests {
     @Test func headerNamesCompareCaseInsensitivelyButKeepSpelling() {
         let name: HeaderName = "x-Custom-NAME"
         #expect(name == HeaderName(rawValue: "X-CUSTOM-name"))
-        #expect(Set([name, "X-CUSTOM-NAME"]).count == 1)
+        let distinct: Set<HeaderName> = [name, "X-CUSTOM-NAME"]
+        #expect(distinct.count == 1)
         #expect(name.rawValue == "x-Custom-NAME")
     }
 

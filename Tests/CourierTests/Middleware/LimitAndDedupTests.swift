@@ -72,7 +72,8 @@ struct LimitAndDedupTests {
         try await senders.value
         #expect(gated.peak.withLock { $0 } == 2)
         #expect(gated.order.withLock { $0 } == [0, 1, 2, 3, 4, 5])
-        #expect(results.withLock { $0.count } == 6)
+        let count: Int = results.withLock { $0.count }
+        #expect(count == 6)
         #expect(limit.inFlight == 0)
     }
 
