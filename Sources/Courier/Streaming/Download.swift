@@ -52,9 +52,19 @@ extension Executor {
     /// any file there) only once complete and, when ``DownloadOptions/verify`` is set, verified.
     /// If the transfer fails, the partial file and its validator (`ETag` or `Last-Modified`) stay
     /// behind, and the next download to the same destination resumes with `Range: bytes=N-` and
-    /// `If-Range`. A server that ignores the range (answers 200) or whose file changed is handled
-    /// by starting over; a `206` whose `Content-Range` does not start where the file ends is
-    /// refused and the download started over.
+    /// `If-Range`. Resuming is byte-exact or starts over: a server that ignores the range (answers
+    /// 200) or whose file changed is handled by starting over, and so is a `206` whose
+    /// `Content-Range` does not start where the file ends, does not run to the end, disagrees
+    /// with its `Content-Length`, or carries another validator than the one the partial file was
+    /// written under. A body shorter than announced fails with
+    /// ``TransportFailure/Kind/truncatedBody`` (the partial file is kept, to resume); one longer
+    /// than announced, or a file whose final size disagrees with the announced total, fails and
+    /// the partial file is deleted.
+    ///
+    /// The partial and validator files are created exclusively, readable by their owner only, and
+    /// never opened through a symbolic link: a link, a special file or another user's file in
+    /// their place is removed and the download starts over; a directory there fails with
+    /// ``CourierError/Cause/fileFailure(_:)``.
     ///
     /// ```swift
     /// let progress = TransferProgress()
@@ -87,22 +97,25 @@ extension Executor {
         defer { options.progress?.finish() }
         var allowResume = options.resumes
         for _ in 0..<2 {
-            let existing = allowResume ? files.resumableSize() : nil
+            let existing = allowResume ? try files.resumable(request: request) : nil
             var attempt = request
             if let existing {
                 attempt = attempt |> header(.range, "bytes=\(existing.size)-") |> header(.ifRange, existing.validator)
             }
             let response = try await stream(attempt, options: options.stream)
             let offset: Int64
+            /// How many body bytes this response announced, when it did.
+            let expected: Int64?
             switch response.status {
             case 206 where existing != nil:
-                guard let range = ContentRange(response.headers[.contentRange]), let existing, range.start == existing.size else {
-                    // Not the range asked for: start over without one.
+                guard let existing, let range = Self.continuation(of: existing, in: response) else {
+                    // Not the part asked for, or of another version of the file: start over.
                     response.body.cancel()
                     allowResume = false
                     continue
                 }
                 offset = existing.size
+                expected = range.length
             case 206:
                 // A partial answer to a request that asked for no range cannot be the file.
                 response.body.cancel()
@@ -111,6 +124,7 @@ extension Executor {
                     request: request, response: response.head)
             case 200..<300:
                 offset = 0
+                expected = Self.identityLength(of: response)
             case 416 where existing != nil:
                 // The partial file is not a prefix the server can continue: start over.
                 response.body.cancel()
@@ -122,11 +136,23 @@ extension Executor {
                     .unacceptableStatus(response.status, errorBody: nil), request: request,
                     response: Response(status: response.status, headers: response.headers, body: start ?? Data(), url: response.url))
             }
-            let total: Int64? =
-                ContentRange(response.headers[.contentRange])?.total ?? response.expectedLength.map { $0 + offset }
+            let total: Int64? = ContentRange(response.headers[.contentRange])?.total ?? expected.map { $0 + offset }
             try files.prepare(keeping: offset, validator: Self.validator(of: response), request: request)
             options.progress?.update(completed: offset, expected: total)
-            let written = try await files.write(response.body, from: offset, progress: options.progress, total: total, request: request)
+            let written = try await files.writeBody(
+                response.body, from: offset, expected: expected, progress: options.progress, total: total, request: request)
+            if let expected, written != expected {
+                // Cut short without a transport error: keep what arrived, to resume.
+                throw CourierError(
+                    .transport(TransportFailure(.truncatedBody, message: "the body has \(written) bytes but the response announced \(expected)")),
+                    request: request, response: response.head)
+            }
+            if let total, offset + written != total {
+                files.discard()
+                throw CourierError(
+                    .transport(TransportFailure(.badResponse, message: "the file has \(offset + written) bytes but the response announced \(total)")),
+                    request: request, response: response.head)
+            }
             if let verify = options.verify {
                 do {
                     try await verify(files.partial)
@@ -146,113 +172,30 @@ extension Executor {
             request: request)
     }
 
+    /// The part a `206` carries, when it continues the partial file byte for byte: it starts where
+    /// the file ends, runs to the end of the resource (the request asked for `bytes=N-`), agrees
+    /// with its own `Content-Length`, and comes with the validator the partial file was written
+    /// under (a server that ignores `If-Range` must not splice a changed file).
+    static func continuation(of existing: (size: Int64, validator: String), in response: StreamedResponse) -> ContentRange? {
+        guard let range = ContentRange(response.headers[.contentRange]), range.start == existing.size,
+            range.total.map({ range.end == $0 - 1 }) ?? true,
+            identityLength(of: response).map({ $0 == range.length }) ?? true,
+            validator(of: response) == existing.validator
+        else { return nil }
+        return range
+    }
+
+    /// The body length a response announced, when the transport hands the body over as sent
+    /// (no content coding that URLSession would decode).
+    static func identityLength(of response: StreamedResponse) -> Int64? {
+        let coding = response.headers[.contentEncoding].map { HTTPSyntax.asciiLowercased($0).trimmingCharacters(in: .whitespaces) }
+        guard coding == nil || coding == "identity" || coding == "" else { return nil }
+        return response.expectedLength
+    }
+
     /// The response's validator for `If-Range`: a strong `ETag`, else `Last-Modified`.
     static func validator(of response: StreamedResponse) -> String? {
         if let tag = response.headers[.eTag], !tag.hasPrefix("W/"), !tag.isEmpty { return tag }
         return response.headers[.lastModified]
-    }
-}
-
-/// `Content-Range: bytes start-end/total` (or `bytes */total`).
-struct ContentRange {
-    var start: Int64
-    var total: Int64?
-
-    init?(_ value: String?) {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), value.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = value.dropFirst(6)
-        let parts = spec.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let start = Int64(parts[0][..<dash]), start >= 0 else {
-            return nil
-        }
-        self.start = start
-        self.total = Int64(parts[1]).flatMap { $0 >= 0 ? $0 : nil }
-    }
-}
-
-/// The partial file, its validator and the destination of one download.
-struct DownloadFiles {
-    let destination: URL
-    var partial: URL { URL(fileURLWithPath: destination.path + ".partial") }
-    var validatorFile: URL { URL(fileURLWithPath: destination.path + ".partial.validator") }
-
-    /// The partial file's size and validator, when there is a partial file to resume.
-    func resumableSize() -> (size: Int64, validator: String)? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: partial.path),
-            let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0,
-            let data = try? Data(contentsOf: validatorFile), let validator = String(data: data, encoding: .utf8),
-            !validator.isEmpty, HTTPSyntax.headerValueDefect(validator) == nil
-        else { return nil }
-        return (size, validator)
-    }
-
-    /// Keeps the first `offset` bytes of the partial file (none: a new, empty one) and records
-    /// the validator a later resume will need.
-    func prepare(keeping offset: Int64, validator: String?, request: Request) throws(CourierError) {
-        let manager = FileManager.default
-        do {
-            if offset == 0 {
-                try? manager.removeItem(at: partial)
-                guard manager.createFile(atPath: partial.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
-            } else {
-                let handle = try FileHandle(forWritingTo: partial)
-                try handle.truncate(atOffset: UInt64(offset))
-                try handle.close()
-            }
-            if let validator {
-                try Data(validator.utf8).write(to: validatorFile)
-            } else {
-                try? manager.removeItem(at: validatorFile)
-            }
-        } catch {
-            throw Self.fileError("could not prepare \(partial.lastPathComponent)", error, request)
-        }
-    }
-
-    /// Appends the body to the partial file; returns how many bytes were written.
-    func write(
-        _ body: ByteStream, from offset: Int64, progress: TransferProgress?, total: Int64?, request: Request
-    ) async throws(CourierError) -> Int64 {
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forWritingTo: partial)
-            try handle.seek(toOffset: UInt64(offset))
-        } catch {
-            body.cancel()
-            throw Self.fileError("could not open \(partial.lastPathComponent)", error, request)
-        }
-        defer { try? handle.close() }
-        var written: Int64 = 0
-        var iterator = body.makeAsyncIterator()
-        while let chunk = try await iterator.nextBatch(upTo: 1 << 20) {
-            do {
-                try handle.write(contentsOf: chunk)
-            } catch {
-                body.cancel()
-                throw Self.fileError("could not write \(partial.lastPathComponent)", error, request)
-            }
-            written += Int64(chunk.count)
-            progress?.update(completed: offset + written, expected: total)
-        }
-        return written
-    }
-
-    /// Moves the complete file into place, replacing what is there, in one atomic rename.
-    func commit(request: Request) throws(CourierError) {
-        guard rename(partial.path, destination.path) == 0 else {
-            let code = errno
-            throw Self.fileError(
-                "could not move the download into place", POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO), request)
-        }
-        try? FileManager.default.removeItem(at: validatorFile)
-    }
-
-    func discard() {
-        try? FileManager.default.removeItem(at: partial)
-        try? FileManager.default.removeItem(at: validatorFile)
-    }
-
-    static func fileError(_ message: String, _ error: any Error, _ request: Request) -> CourierError {
-        CourierError(.fileFailure("\(message): \(error.localizedDescription)"), request: request, underlyingError: error)
     }
 }
