@@ -7,16 +7,38 @@ Each path is one way a hostile or broken server can answer:
   /redirect?to=RAW   302 with the query's raw (percent-decoded) value as Location
   /challenge         401 with WWW-Authenticate: Basic and a JSON body
   /echo              200 with the request's headers and path as JSON (what error pages do)
+  /gzip-bomb?size=N  Content-Encoding: gzip over N zero bytes (about N/1000 bytes on the wire)
 Usage: python3 hostile_server.py PORT
 """
 import gzip
 import http.server
+import threading
+import zlib
 import json
 import sys
 import urllib.parse
 
 PAYLOAD = json.dumps({"items": list(range(3000))}).encode()
 GZIPPED = gzip.compress(PAYLOAD)
+BOMBS = {}
+BOMBS_LOCK = threading.Lock()
+
+
+def bomb(size):
+    """gzip of `size` zero bytes, made once per size."""
+    with BOMBS_LOCK:
+        if size not in BOMBS:
+            packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+            block = bytes(1 << 20)
+            parts = []
+            remaining = size
+            while remaining > 0:
+                n = min(remaining, len(block))
+                parts.append(packer.compress(block[:n]))
+                remaining -= n
+            parts.append(packer.flush())
+            BOMBS[size] = b"".join(parts)
+        return BOMBS[size]
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -48,6 +70,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_body(200, garbage, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
         elif url.path == "/gzip":
             self.send_body(200, GZIPPED, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+        elif url.path == "/gzip-bomb":
+            size = int(urllib.parse.parse_qs(url.query).get("size", ["1073741824"])[0])
+            try:
+                self.send_body(200, bomb(size), [("Content-Type", "application/octet-stream"), ("Content-Encoding", "gzip")])
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         elif url.path == "/redirect":
             target = urllib.parse.parse_qs(url.query).get("to", ["/echo"])[0]
             self.send_body(302, b"", [("Location", target)])

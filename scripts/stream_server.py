@@ -12,10 +12,13 @@
         N deterministic bytes (byte i is i % 251) with ETag and Range / If-Range support
         (206 with Content-Range); cut=K closes the connection after K body bytes; ignore_range
         answers 200 with the whole body whatever the request asks.
-  /bytes?size=N                N zero bytes, written in 1 MiB blocks (benchmarks)
+  /bytes?size=N&key=K          N zero bytes, written in 1 MiB blocks (benchmarks); with a key, how
+                               many bytes the server could write before the client hung up is
+                               recorded (read it at /sent?key=K, once the connection is closed)
   /upload (POST or PUT)        reads the body (Content-Length or chunked) and answers JSON
                                {"length": n, "crc32": c, "content_type": ...}
   /log?key=K                   JSON list of the Last-Event-ID values /sse received under K
+  /sent?key=K                  JSON {"sent": n, "done": bool} for /bytes under K
 Usage: python3 stream_server.py PORT
 """
 import http.server
@@ -26,6 +29,7 @@ import urllib.parse
 import zlib
 
 LOG = {}
+SENT = {}
 LOCK = threading.Lock()
 PATTERN = bytes(i % 251 for i in range(251 * 4096))
 
@@ -86,14 +90,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             block = b"\0" * (1 << 20)
             remaining = size
+            key = q.get("key")
             try:
                 while remaining > 0:
                     n = min(remaining, len(block))
                     self.wfile.write(block[:n])
                     remaining -= n
+                    if key:
+                        with LOCK:
+                            SENT[key] = {"sent": size - remaining, "done": False}
             except (BrokenPipeError, ConnectionResetError):
                 pass
+            if key:
+                with LOCK:
+                    SENT[key] = {"sent": size - remaining, "done": True}
             return
+        if path == "/sent":
+            with LOCK:
+                seen = SENT.get(q.get("key", ""), {"sent": 0, "done": False})
+            return self.send_body(200, json.dumps(seen).encode())
         if path == "/log":
             with LOCK:
                 seen = list(LOG.get(q.get("key", ""), []))

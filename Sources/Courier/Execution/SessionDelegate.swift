@@ -25,6 +25,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             var body = Data()
             var pendingRedirect: URLRequest?
             var cancelled = false
+            /// The exchange was stopped (cancelled, over the size limit): later chunks are dropped.
+            var stopped = false
             var complete: (@Sendable (Result<Response, any Error>) -> Void)?
             /// When data last arrived (or the current hop started), for the exact-timeout watchdog.
             var lastActivity = DispatchTime.now()
@@ -48,12 +50,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
         var isFinished: Bool { state.withLock { $0.complete == nil } }
 
+        /// Cancels the running task, once, off the calling thread (see ``SessionCalls``); what
+        /// still arrives is dropped.
         func cancel() {
             let task = state.withLock { state -> URLSessionTask? in
                 state.cancelled = true
+                guard !state.stopped else { return nil }
+                state.stopped = true
                 return state.task
             }
-            task?.cancel()
+            if let task { SessionCalls.cancel(task) }
         }
     }
 
@@ -105,32 +111,36 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(limit))) { check() }
     }
 
+    /// Makes and starts the task for one hop on ``SessionCalls`` (both wait for the session's
+    /// work queue, which must never hold a delegate call or a Swift concurrency thread).
     private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession) {
-        let task = session.dataTask(with: urlRequest)
-        exchanges.withLock { $0[task.taskIdentifier] = exchange }
-        let cancelled = exchange.state.withLock { state -> Bool in
-            state.task = task
-            state.body = Data()
-            state.pendingRedirect = nil
-            state.lastActivity = DispatchTime.now()
-            return state.cancelled
+        SessionCalls.run { [self] in
+            let task = session.dataTask(with: urlRequest)
+            exchanges.withLock { $0[task.taskIdentifier] = exchange }
+            let cancelled = exchange.state.withLock { state -> Bool in
+                state.task = task
+                state.body = Data()
+                state.pendingRedirect = nil
+                state.lastActivity = DispatchTime.now()
+                return state.cancelled
+            }
+            if cancelled {
+                exchanges.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+                exchange.finish { _ in .failure(URLError(.cancelled)) }
+                return
+            }
+            task.resume()
         }
-        if cancelled {
-            exchanges.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
-            exchange.finish { _ in .failure(URLError(.cancelled)) }
-            return
-        }
-        task.resume()
     }
 
     private func exchange(for task: URLSessionTask) -> Exchange? {
         exchanges.withLock { $0[task.taskIdentifier] }
     }
 
-    private func tooLarge(_ task: URLSessionTask, _ exchange: Exchange) {
+    private func tooLarge(_ exchange: Exchange) {
         guard let limit = maximumResponseSize else { return }
         exchange.finish { _ in .failure(CourierError(.responseTooLarge(limit: limit))) }
-        task.cancel()
+        exchange.cancel()
     }
 
     // No `didReceive response` method: each delegate call is an operation on the session's
@@ -140,12 +150,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let exchange = exchange(for: dataTask) else { return }
         let limit = maximumResponseSize
         let overLimit = exchange.state.withLock { state -> Bool in
-            if let limit, state.body.count + data.count > limit { return true }
+            if state.stopped { return false }
+            if let limit, state.body.count + data.count > limit {
+                // Nothing more is kept: the body so far goes too.
+                state.body = Data()
+                return true
+            }
             state.body.append(data)
             state.lastActivity = DispatchTime.now()
             return false
         }
-        if overLimit { tooLarge(dataTask, exchange) }
+        if overLimit { tooLarge(exchange) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

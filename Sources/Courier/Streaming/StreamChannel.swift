@@ -44,10 +44,18 @@ final class StreamChannel: Sendable {
         var spillRead: UInt64 = 0
         var spillCommitted: UInt64 = 0
         var spillEnd: UInt64 = 0
+        /// The newest spilled chunks, gathered in memory (at most ``StreamChannel/spillBatch``
+        /// bytes) and written to disk in one write once there are enough: one system call per
+        /// mebibyte rather than per network chunk.
+        var tail: [Data] = []
+        var tailBytes = 0
 
-        /// Whether newer bytes are on disk (written or being written): until they are read, new
-        /// chunks go to disk too, to keep the order.
-        var spilling: Bool { spillEnd > spillRead }
+        /// Whether newer bytes are on their way to disk (gathered, written or being written):
+        /// until they are read, new chunks go that way too, to keep the order.
+        var spilling: Bool { spillEnd > spillRead || tailBytes > 0 }
+
+        /// Spilled bytes not yet read: what this stream holds of the process-wide budget.
+        var spilled: Int64 { Int64(spillEnd - spillRead) + Int64(tailBytes) }
 
         /// Whether nothing is left for the reader, in memory or on disk.
         var drained: Bool { head == chunks.count && !spilling }
@@ -69,17 +77,36 @@ final class StreamChannel: Sendable {
                 }
                 return .memory(chunk)
             }
-            guard let spill, spillCommitted > spillRead else { return nil }
-            let offset = spillRead
-            let count = Int(min(spillCommitted - spillRead, 1 << 20))
-            spillRead += UInt64(count)
-            if spillRead == spillEnd {
-                // Drained with nothing being written: the file is reused from its start.
-                spillRead = 0
-                spillCommitted = 0
-                spillEnd = 0
+            if let spill, spillCommitted > spillRead {
+                let offset = spillRead
+                let count = Int(min(spillCommitted - spillRead, 1 << 20))
+                spillRead += UInt64(count)
+                if spillRead == spillEnd {
+                    // Drained with nothing being written: the file is reused from its start.
+                    spillRead = 0
+                    spillCommitted = 0
+                    spillEnd = 0
+                }
+                SpillBudget.release(Int64(count))
+                return .disk(spill, offset: offset, count: count)
             }
-            return .disk(spill, offset: offset, count: count)
+            // Everything on disk is read: the gathered chunks are next.
+            guard spillEnd == spillRead, !tail.isEmpty else { return nil }
+            let chunk = tail.removeFirst()
+            tailBytes -= chunk.count
+            SpillBudget.release(Int64(chunk.count))
+            return .memory(chunk)
+        }
+
+        /// Gives up every spilled byte (the stream was stopped): returns them to the budget.
+        mutating func dropSpill() {
+            SpillBudget.release(spilled)
+            spill = nil
+            spillRead = 0
+            spillCommitted = 0
+            spillEnd = 0
+            tail = []
+            tailBytes = 0
         }
     }
 
@@ -104,9 +131,17 @@ final class StreamChannel: Sendable {
     let spillLimit: Int64
     private let state = Locked(State())
 
+    /// How many spilled bytes are gathered before they are written to disk in one write.
+    static let spillBatch = 1 << 20
+
     init(limit: Int, spillLimit: Int64 = 0) {
         self.limit = max(1, limit)
         self.spillLimit = max(0, spillLimit)
+    }
+
+    deinit {
+        // A stream dropped with spilled bytes unread gives them back.
+        state.withLock { $0.dropSpill() }
     }
 
     private static let spillFailure = CourierError(
@@ -124,7 +159,7 @@ final class StreamChannel: Sendable {
             case rejected
             case handOver(UnsafeContinuation<Data?, any Error>)
             case buffered
-            case spill(SpillFile, offset: UInt64)
+            case spill(SpillFile, offset: UInt64, batch: Data)
             case overflow
         }
         let step = state.withLock { state -> Step in
@@ -140,12 +175,22 @@ final class StreamChannel: Sendable {
                     return .buffered
                 }
             }
-            guard spillLimit > 0, Int64(state.spillEnd - state.spillRead) + Int64(chunk.count) <= spillLimit else { return .overflow }
+            // Past the memory buffer: to disk, within this stream's limit and the process's.
+            guard spillLimit > 0, state.spilled + Int64(chunk.count) <= spillLimit, SpillBudget.reserve(Int64(chunk.count)) else {
+                return .overflow
+            }
+            state.tail.append(chunk)
+            state.tailBytes += chunk.count
+            guard state.tailBytes >= Self.spillBatch else { return .buffered }
             if state.spill == nil { state.spill = SpillFile() }
             guard let spill = state.spill, spill.isOpen else { return .overflow }
+            var batch = Data(capacity: state.tailBytes)
+            for part in state.tail { batch.append(part) }
             let offset = state.spillEnd
-            state.spillEnd += UInt64(chunk.count)
-            return .spill(spill, offset: offset)
+            state.spillEnd += UInt64(batch.count)
+            state.tail = []
+            state.tailBytes = 0
+            return .spill(spill, offset: offset, batch: batch)
         }
         switch step {
         case .rejected: return false
@@ -156,15 +201,15 @@ final class StreamChannel: Sendable {
         case .overflow:
             terminate(CourierError(.slowConsumer(bufferLimit: limit)))
             return false
-        case .spill(let file, let offset):
+        case .spill(let file, let offset, let batch):
             // The write happens outside the lock: the reader keeps reading meanwhile.
-            guard file.write(chunk, at: offset) else {
+            guard file.write(batch, at: offset) else {
                 terminate(Self.spillFailure)
                 return false
             }
             let waiting = state.withLock { state -> (UnsafeContinuation<Data?, any Error>, Taken)? in
                 guard !state.terminated, state.spill === file else { return nil }
-                state.spillCommitted = offset + UInt64(chunk.count)
+                state.spillCommitted = offset + UInt64(batch.count)
                 // A reader that found nothing to read while this write was under way.
                 guard state.reader != nil, let taken = state.pop(), let reader = state.reader.take() else { return nil }
                 return (reader, taken)
@@ -245,10 +290,7 @@ final class StreamChannel: Sendable {
             state.chunks = []
             state.head = 0
             state.buffered = 0
-            state.spill = nil
-            state.spillRead = 0
-            state.spillCommitted = 0
-            state.spillEnd = 0
+            state.dropSpill()
             if !state.observersEnded { state.end = .failed(error) }
             let actions = state.onTermination
             state.onTermination = []
@@ -358,62 +400,6 @@ final class StreamChannel: Sendable {
             return state.observers
         }
         for observer in observers { observer.end(error) }
-    }
-}
-
-/// Bytes that overflowed a stream's memory buffer, in order, in a temporary file that is unlinked
-/// as soon as it is open (nothing is left behind, even after a crash). Positional reads and
-/// writes (`pread`/`pwrite`) let the producer write newer bytes while the reader reads older
-/// ones; the channel hands out the ranges.
-final class SpillFile: Sendable {
-    private let descriptor: Int32
-
-    init() {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-stream-\(UUID().uuidString)").path
-        let opened = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
-        descriptor = opened
-        if opened >= 0 { unlink(path) }
-    }
-
-    deinit { if descriptor >= 0 { close(descriptor) } }
-
-    var isOpen: Bool { descriptor >= 0 }
-
-    /// Writes all of `data` at `offset`; `false` on failure.
-    func write(_ data: Data, at offset: UInt64) -> Bool {
-        data.withUnsafeBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return true }
-            var done = 0
-            while done < raw.count {
-                let written = pwrite(descriptor, base + done, raw.count - done, off_t(offset) + off_t(done))
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += written
-            }
-            return true
-        }
-    }
-
-    /// Reads exactly `count` bytes at `offset`; `nil` on failure.
-    func read(_ count: Int, at offset: UInt64) -> Data? {
-        var data = Data(count: count)
-        let ok = data.withUnsafeMutableBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return true }
-            var done = 0
-            while done < count {
-                let got = pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                if got == 0 { return false }
-                done += got
-            }
-            return true
-        }
-        return ok ? data : nil
     }
 }
 

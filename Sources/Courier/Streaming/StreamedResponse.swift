@@ -86,7 +86,9 @@ public struct StreamOptions: Sendable {
     /// bytes must go somewhere): memory stays bounded and a slow reader still gets every byte.
     /// Past this, the stream ends with ``CourierError/Cause/slowConsumer(bufferLimit:)``; `0`
     /// ends it as soon as the memory buffer is full. 1 GiB by default. The file is unlinked as
-    /// soon as it is open and emptied whenever the reader catches up.
+    /// soon as it is open, emptied whenever the reader catches up and dropped (with everything
+    /// still buffered) the moment the stream stops. All streams together also stay under
+    /// ``processSpillLimit``.
     public var spillLimit: Int64
     /// Receives upload progress (bytes sent) as the request body goes out; download progress is
     /// counted by whoever reads the body (``Executor/download(_:to:options:)`` does).
@@ -103,5 +105,18 @@ public struct StreamOptions: Sendable {
         self.bufferLimit = max(1, bufferLimit)
         self.spillLimit = max(0, spillLimit)
         self.uploadProgress = uploadProgress
+    }
+
+    /// The most bytes all the streams of the process together may spill to disk (see
+    /// ``spillLimit``); 4 GiB by default. A stream whose reader falls behind when the ceiling is
+    /// reached ends with ``CourierError/Cause/slowConsumer(bufferLimit:)``, as at its own limit.
+    /// Negative values count as `0` (no spilling at all).
+    ///
+    /// ```swift
+    /// StreamOptions.processSpillLimit = 512 << 20  // at most 512 MiB on disk, whatever runs
+    /// ```
+    public static var processSpillLimit: Int64 {
+        get { SpillBudget.limit }
+        set { SpillBudget.limit = newValue }
     }
 }

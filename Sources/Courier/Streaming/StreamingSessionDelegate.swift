@@ -25,6 +25,9 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             var head: HeadCompletion?
             var received = 0
             var cancelled = false
+            /// The transfer was stopped (by the reader, a limit, a failure): chunks that still
+            /// arrive are dropped without being looked at, and the task is cancelled only once.
+            var stopped = false
             var headDelivered = false
             /// The file the current hop uploads (dropped when a redirect turns the request into a GET).
             var uploadFile: URL?
@@ -51,13 +54,17 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             self.bodyPipe = bodyPipe
         }
 
+        /// Stops the transfer: whatever arrives afterwards is dropped unread, and the task is
+        /// cancelled once, off the calling thread (see ``SessionCalls``).
         func cancel() {
             bodyPipe?.close()
             let task = state.withLock { state -> URLSessionTask? in
                 state.cancelled = true
+                guard !state.stopped else { return nil }
+                state.stopped = true
                 return state.task
             }
-            task?.cancel()
+            if let task { SessionCalls.cancel(task) }
         }
 
         /// Hands the head over once, with the body stream attached.
@@ -110,27 +117,32 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         return { transfer.cancel() }
     }
 
+    /// Makes and starts the task for one hop, on ``SessionCalls``: making and resuming a task
+    /// waits for the session's work queue, which must never hold a delegate call or a Swift
+    /// concurrency thread.
     private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
-        let file = transfer.state.withLock { $0.uploadFile }
-        let task: URLSessionTask
-        if let file {
-            task = session.uploadTask(with: urlRequest, fromFile: file)
-        } else {
-            task = session.dataTask(with: urlRequest)
+        SessionCalls.run { [self] in
+            let file = transfer.state.withLock { $0.uploadFile }
+            let task: URLSessionTask
+            if let file {
+                task = session.uploadTask(with: urlRequest, fromFile: file)
+            } else {
+                task = session.dataTask(with: urlRequest)
+            }
+            transfers.withLock { $0[task.taskIdentifier] = transfer }
+            let cancelled = transfer.state.withLock { state -> Bool in
+                state.task = task
+                state.pendingRedirect = nil
+                state.received = 0
+                return state.cancelled
+            }
+            if cancelled {
+                transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+                transfer.end(URLError(.cancelled))
+                return
+            }
+            task.resume()
         }
-        transfers.withLock { $0[task.taskIdentifier] = transfer }
-        let cancelled = transfer.state.withLock { state -> Bool in
-            state.task = task
-            state.pendingRedirect = nil
-            state.received = 0
-            return state.cancelled
-        }
-        if cancelled {
-            transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
-            transfer.end(URLError(.cancelled))
-            return
-        }
-        task.resume()
     }
 
     private func transfer(for task: URLSessionTask) -> Transfer? {
@@ -159,18 +171,19 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         guard let transfer = transfer(for: dataTask) else { return }
         // One lock per chunk on the common path; the head is looked up only until it is out.
         let (skip, total, needsHead) = transfer.state.withLock { state -> (Bool, Int, Bool) in
-            if state.pendingRedirect != nil { return (true, 0, false) }
+            if state.pendingRedirect != nil || state.stopped { return (true, 0, false) }
             state.received += data.count
             return (false, state.received, !state.headDelivered)
         }
         guard !skip else { return }
         if needsHead, let http = dataTask.response as? HTTPURLResponse { transfer.deliverHead(http) }
         if let limit = maximumResponseSize, total > limit {
+            // The reader gets what arrived within the limit, then the error; nothing more is kept.
             transfer.channel.finish(CourierError(.responseTooLarge(limit: limit), request: transfer.request))
-            dataTask.cancel()
+            transfer.cancel()
             return
         }
-        if !transfer.channel.yield(data) { dataTask.cancel() }
+        if !transfer.channel.yield(data) { transfer.cancel() }
     }
 
     func urlSession(
