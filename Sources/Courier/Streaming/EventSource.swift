@@ -5,10 +5,12 @@ import Foundation
 ///
 /// Following the WHATWG EventSource model:
 /// - each connection sends `Accept: text/event-stream`, `Cache-Control: no-cache` and, once an
-///   event carried an `id`, `Last-Event-ID`, so the server can resume;
+///   event carried an `id`, `Last-Event-ID`, so the server can resume; an id that cannot be a
+///   header value (one with a control character) is kept on the events but not sent;
 /// - when a connection ends or drops, it reconnects after the server's `retry` delay (or
-///   ``ReconnectPolicy/initialDelay``), doubling the wait after each attempt that brings no
-///   event, up to ``ReconnectPolicy/maximumDelay``;
+///   ``ReconnectPolicy/initialDelay``), never sooner than ``ReconnectPolicy/minimumDelay``,
+///   doubling the wait after each attempt that brings no event, up to
+///   ``ReconnectPolicy/maximumDelay``;
 /// - it stops, ending the sequence, on `204 No Content`; it stops with
 ///   ``CourierError/Cause/unacceptableStatus(_:errorBody:)`` on any other status than 200, with
 ///   ``CourierError/Cause/unacceptableContentType(expected:received:)`` when the content type is
@@ -38,27 +40,39 @@ public struct EventSource: AsyncSequence, Sendable {
         /// How many reconnections in a row may bring no event before the last error is thrown;
         /// `nil` for no limit.
         public var maximumAttempts: Int?
+        /// The shortest wait between connections, whatever the server's `retry` says: a server
+        /// that sends `retry: 0` and closes every connection at once cannot make the client
+        /// reconnect in a loop.
+        public var minimumDelay: Duration
 
         /// Creates a policy.
         /// - Parameters:
         ///   - initialDelay: The wait when the server set none; 3 seconds by default.
         ///   - maximumDelay: The longest wait; 60 seconds by default.
         ///   - maximumAttempts: Reconnections in a row without an event before giving up.
-        public init(initialDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60), maximumAttempts: Int? = nil) {
-            self.initialDelay = Swift.max(.zero, initialDelay)
+        ///   - minimumDelay: The shortest wait, whatever the server says; 100 ms by default.
+        public init(
+            initialDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60), maximumAttempts: Int? = nil,
+            minimumDelay: Duration = .milliseconds(100)
+        ) {
+            self.minimumDelay = Swift.max(.zero, minimumDelay)
+            self.initialDelay = Swift.max(self.minimumDelay, initialDelay)
             self.maximumDelay = Swift.max(self.initialDelay, maximumDelay)
             self.maximumAttempts = maximumAttempts.map { Swift.max(0, $0) }
         }
 
         /// The wait before reconnection attempt `attempt` (1 for the first since an event
-        /// arrived): the server's `retry` (or ``initialDelay``), doubled for each attempt after
-        /// the first, at most ``maximumDelay``.
+        /// arrived): the server's `retry` (or ``initialDelay``), at least ``minimumDelay``,
+        /// doubled for each attempt after the first (connections that bring no event), at most
+        /// ``maximumDelay``. A connection that delivered an event starts the count again.
         /// - Parameters:
         ///   - attempt: The attempt, from 1.
         ///   - serverRetry: The server's `retry` in milliseconds, if it sent one.
         /// - Returns: The wait.
         public func delay(beforeAttempt attempt: Int, serverRetry: Int?) -> Duration {
-            var base = serverRetry.map { Duration.milliseconds(Swift.min($0, 86_400_000)) } ?? initialDelay
+            let asked = serverRetry.map { Duration.milliseconds(Swift.min(Swift.max(0, $0), 86_400_000)) } ?? initialDelay
+            var base = Swift.max(minimumDelay, asked)
+            if base == .zero { return .zero }
             for _ in 1..<Swift.max(1, Swift.min(attempt, 32)) {
                 base = base * 2
                 if base >= maximumDelay { return maximumDelay }
@@ -159,7 +173,11 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             connected = true
             var request = source.request |> header(.accept, "text/event-stream") |> header(.cacheControl, "no-cache")
-            if !parser.lastEventID.isEmpty { request = request |> header(.lastEventID, parser.lastEventID) }
+            // An id that cannot be a header value (a server's control characters) is not sent:
+            // the stream goes on, resuming as a server that never sent an id would have it.
+            if !parser.lastEventID.isEmpty, HTTPSyntax.headerValueDefect(parser.lastEventID) == nil {
+                request = request |> header(.lastEventID, parser.lastEventID)
+            }
             let response: StreamedResponse
             do {
                 response = try await source.executor.stream(request, options: source.options)
