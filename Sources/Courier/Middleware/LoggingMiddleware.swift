@@ -117,15 +117,31 @@ public struct LoggingMiddleware: Middleware {
 
     /// The body as logged, or `nil` when bodies are off or it is empty. Secrets are hidden in
     /// the whole text before it is cut, so a cut can never expose part of one.
-    private func logged(_ body: Data, type: String?, redactor: BodyRedactor?) -> String? {
+    /// - Parameters:
+    ///   - total: The body's whole size when `body` is only its start (a stream).
+    private func logged(_ body: Data, type: String?, redactor: BodyRedactor?, total: Int? = nil) -> String? {
         guard case .on(let maxBytes) = bodies, let redactor, !body.isEmpty else { return nil }
-        guard let text = String(data: body, encoding: .utf8), !text.contains("\0") else {
-            return "<\(body.count) bytes of binary data\(type.map { " (\($0))" } ?? "")>"
+        let total = total ?? body.count
+        guard let text = Self.text(body), !text.contains("\0") else {
+            return "<\(total) bytes of binary data\(type.map { " (\($0))" } ?? "")>"
         }
-        let redacted = redactor.redact(text)
-        guard redacted.utf8.count > maxBytes else { return redacted }
-        return String(decoding: redacted.utf8.prefix(max(0, maxBytes)), as: UTF8.self) + "… (\(body.count) bytes in all)"
+        let redacted = redactor.redact(text, truncated: total > body.count)
+        guard redacted.utf8.count > maxBytes || total > body.count else { return redacted }
+        let shown = String(decoding: redacted.utf8.prefix(max(0, maxBytes)), as: UTF8.self)
+        return redactor.redact(shown, truncated: true) + "… (\(total) bytes in all)"
     }
+
+    /// The body as UTF-8 text, allowing a character cut at the end (the start of a stream).
+    private static func text(_ body: Data) -> String? {
+        for cut in 0...min(3, body.count) {
+            if let text = String(data: body.dropLast(cut), encoding: .utf8) { return text }
+        }
+        return nil
+    }
+
+    /// How many bytes past the log cap a streamed body's start is kept, so that a secret that
+    /// straddles the cap is still recognised (and hidden) before the text is cut.
+    static let redactionMargin = 4096
 
     /// Logs the request, sends it on, and logs the response or failure.
     /// - Parameters:
@@ -208,11 +224,13 @@ public struct LoggingMiddleware: Middleware {
         sink(exchange.event(.response, head: head))
         let shownHead = head
         let cap: Int
-        if case .on(let maxBytes) = bodies { cap = max(0, maxBytes) + 1 } else { cap = 0 }
+        if case .on(let maxBytes) = bodies { cap = max(0, maxBytes) + Self.redactionMargin } else { cap = 0 }
         let seen = Locked((count: 0, start: Data()))
         let type = streamed.headers[.contentType]
         let sink = self.sink
-        let logBody: @Sendable (Data) -> String? = { [self] body in logged(body, type: type, redactor: exchange.redactor) }
+        let logBody: @Sendable (Data, Int) -> String? = { [self] body, total in
+            logged(body, type: type, redactor: exchange.redactor, total: total)
+        }
         var observed = streamed
         observed.body = streamed.body.observing(
             chunk: { chunk in
@@ -226,7 +244,7 @@ public struct LoggingMiddleware: Middleware {
                 var ended = exchange.event(.streamEnded, head: shownHead)
                 ended.streamedBytes = count
                 ended.error = error.map { CourierError.wrapping($0, request: request) }
-                ended.responseBody = logBody(bodyStart)
+                ended.responseBody = logBody(bodyStart, count)
                 sink(ended)
             })
         return observed

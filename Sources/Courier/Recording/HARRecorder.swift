@@ -124,7 +124,7 @@ public final class HARRecorder: Middleware {
                 if let error { notes.append("stream ended: \(CourierError.wrapping(error, request: request).summary)") }
                 record(
                     request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order,
-                    chunks: chunks, comment: notes.isEmpty ? nil : notes.joined(separator: "; "))
+                    chunks: chunks, comment: notes.isEmpty ? nil : notes.joined(separator: "; "), truncated: total > body.count)
             })
         return observed
     }
@@ -139,12 +139,13 @@ public final class HARRecorder: Middleware {
 
     private func record(
         _ request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration, order: Int,
-        chunks: [Int]? = nil, comment: String? = nil
+        chunks: [Int]? = nil, comment: String? = nil, truncated: Bool = false
     ) {
         var policy = request
         policy.redaction = request.redaction.merging(redaction)
         let entry = HARConversion(
-            redaction: policy.redaction, bodies: bodies, redactor: BodyRedactor(request: request, extra: redaction)
+            redaction: policy.redaction, bodies: bodies, redactor: BodyRedactor(request: request, extra: redaction),
+            truncatedResponse: truncated
         )
         .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed)
         var annotated = entry
@@ -162,6 +163,9 @@ struct HARConversion {
     var bodies: HARRecorder.Bodies
     /// Hides secrets in text bodies: the request's own names and values, not a fixed list.
     var redactor: BodyRedactor
+    /// Whether the response body is the start of a longer (streamed) one: its end may be the
+    /// start of a secret, or a character cut in two.
+    var truncatedResponse = false
 
     func entry(for request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration)
         -> HAR.Entry
@@ -191,7 +195,7 @@ struct HARConversion {
 
     func harResponse(_ response: Response) -> HAR.EntryResponse {
         let type = response.headers[.contentType] ?? ""
-        let (text, encoding) = content(response.body, type: type)
+        let (text, encoding) = content(response.body, type: type, truncated: truncatedResponse)
         var harResponse = HAR.EntryResponse(
             status: response.status, statusText: HTTPStatusText.phrase(for: response.status),
             headers: redacted(response.headers),
@@ -220,10 +224,14 @@ struct HARConversion {
 
     /// The body as HAR text: UTF-8 text (redacted unless verbatim), base64 for binary data, or
     /// nothing when bodies are omitted.
-    private func content(_ body: Data, type: String) -> (text: String?, encoding: String?) {
+    /// A cut text body loses the character cut in two, rather than turn into base64 (which no
+    /// redaction reads).
+    private func content(_ body: Data, type: String, truncated: Bool = false) -> (text: String?, encoding: String?) {
         guard bodies != .omitted, !body.isEmpty else { return (bodies == .omitted ? nil : "", nil) }
-        if let text = String(data: body, encoding: .utf8), !text.contains("\0") {
-            return (bodies == .redacted ? redactor.redact(text) : text, nil)
+        for cut in 0...(truncated ? min(3, body.count) : 0) {
+            if let text = String(data: body.dropLast(cut), encoding: .utf8), !text.contains("\0") {
+                return (bodies == .redacted ? redactor.redact(text, truncated: truncated) : text, nil)
+            }
         }
         return (body.base64EncodedString(), "base64")
     }

@@ -58,18 +58,88 @@ struct BodyRedactor: Sendable {
     }
 
     /// `text` with secrets hidden.
-    func redact(_ text: String) -> String {
-        var result = text
-        let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
-        if trimmed.first == "{" || trimmed.first == "[" {
-            result = redactJSON(result)
-        } else {
-            result = redactPlain(result)
-        }
+    /// - Parameters:
+    ///   - text: The text: JSON, JSON lines, a `text/event-stream`, a form, header lines, prose.
+    ///   - truncated: Whether `text` is the start of a longer body (a log cap, a recording
+    ///     limit): then the end of the text may be the start of a secret value, and is hidden
+    ///     too.
+    func redact(_ text: String, truncated: Bool = false) -> String {
+        var result = redactStructure(text)
         for secret in secrets where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: Redaction.placeholder)
         }
+        if truncated { result = hidingStartOfSecret(atEndOf: result) }
         return result
+    }
+
+    /// Sensitive fields hidden by shape: JSON (one document or one per line), server-sent events
+    /// (the JSON in `data:` lines, joined as the events join them), otherwise forms, header lines
+    /// and any JSON further down.
+    private func redactStructure(_ text: String) -> String {
+        let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }
+        if trimmed.first == "{" || trimmed.first == "[" { return redactJSON(text) }
+        if Self.looksLikeEventStream(trimmed) { return redactEventStream(text) }
+        let plain = redactPlain(text)
+        // JSON after a first line of something else (an event's later data lines, a log).
+        return plain.utf8.contains(UInt8(ascii: "\"")) ? redactJSON(plain) : plain
+    }
+
+    /// A cut text that ends with the first characters (four or more) of a secret value: those
+    /// characters hidden.
+    private func hidingStartOfSecret(atEndOf text: String) -> String {
+        for secret in secrets {
+            var length = min(secret.count - 1, text.count)
+            while length >= 4 {
+                if text.hasSuffix(secret.prefix(length)) {
+                    return String(text.dropLast(length)) + Redaction.placeholder
+                }
+                length -= 1
+            }
+        }
+        return text
+    }
+
+    /// The lines of `text`, split at each LF (a CR before it stays on the line: `"\r\n"` is one
+    /// `Character`, so splitting by characters would not see it).
+    private static func lines(_ text: String) -> [Substring] {
+        text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { Substring($0) }
+    }
+
+    // MARK: Server-sent events
+
+    /// Whether the text starts like a `text/event-stream`: a `data`, `event`, `id` or `retry`
+    /// field, or a `:` comment.
+    private static func looksLikeEventStream(_ text: Substring) -> Bool {
+        if text.first == ":" { return true }
+        let firstLine = text.prefix { $0 != "\n" && $0 != "\r" }
+        guard let colon = firstLine.firstIndex(of: ":") else { return false }
+        return ["data", "event", "id", "retry"].contains(firstLine[..<colon])
+    }
+
+    /// An event stream with each event's data (its `data:` lines joined with LF, as a reader
+    /// joins them) redacted as a body of its own, so JSON spread over several lines is hidden
+    /// too; other lines are redacted as header lines.
+    private func redactEventStream(_ text: String) -> String {
+        var output: [String] = []
+        var data: [Substring] = []
+        func flush() {
+            guard !data.isEmpty else { return }
+            let payload = redactStructure(data.joined(separator: "\n"))
+            for line in payload.split(separator: "\n", omittingEmptySubsequences: false) { output.append("data: " + line) }
+            data = []
+        }
+        for line in Self.lines(text) {
+            let content = line.last == "\r" ? line.dropLast() : line
+            if content.hasPrefix("data:") {
+                let value = content.dropFirst(5)
+                data.append(value.first == " " ? value.dropFirst() : value)
+                continue
+            }
+            flush()
+            output.append(redactPlain(String(line)))
+        }
+        flush()
+        return output.joined(separator: "\n")
     }
 
     // MARK: JSON
@@ -208,7 +278,7 @@ struct BodyRedactor: Sendable {
     private func redactPlain(_ text: String) -> String {
         var lines: [Substring] = []
         var changed = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in Self.lines(text) {
             if let colon = line.firstIndex(of: ":"), line[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
                 !line[..<colon].isEmpty, redaction.isSensitive(fieldName: String(line[..<colon]))
             {

@@ -31,13 +31,16 @@ extension Executor {
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
         do {
             guard let deadline = request.effectiveDeadline else {
-                return try await executeStream(request, options: options)
+                var response = try await executeStream(request, options: options)
+                response.request = request
+                return response
             }
             let clock = ContinuousClock()
             let start = clock.now
-            let response = try await withDeadline(.seconds(deadline), request: request) {
+            var response = try await withDeadline(.seconds(deadline), request: request) {
                 try await executeStream(request, options: options)
             }
+            response.request = request
             return response.endingBody(at: start.advanced(by: .seconds(deadline)), clock: clock, request: request)
         } catch {
             throw CourierError.wrapping(error, request: request)

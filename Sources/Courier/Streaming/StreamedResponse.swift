@@ -13,6 +13,10 @@ public struct StreamedResponse: Sendable {
     public var url: URL?
     /// The body, in chunks.
     public var body: ByteStream
+    /// The request this answers, when ``Executor/stream(_:options:)`` made it: errors built from
+    /// this response hide that request's secrets (a server that reflects a token in an error
+    /// page cannot put it in an error's description).
+    var request: Request?
 
     /// Creates a streamed response.
     /// - Parameters:
@@ -53,7 +57,11 @@ public struct StreamedResponse: Sendable {
     /// - Returns: The buffered response.
     /// - Throws: ``CourierError/Cause/responseTooLarge(limit:)`` or the stream's error.
     public func collect(upTo limit: Int = 16 << 20) async throws(CourierError) -> Response {
-        Response(status: status, headers: headers, body: try await body.collect(upTo: limit), url: url)
+        do {
+            return Response(status: status, headers: headers, body: try await body.collect(upTo: limit), url: url)
+        } catch {
+            throw error.request == nil && request != nil ? CourierError(error.cause, request: request, response: error.response, underlyingError: error.underlyingError) : error
+        }
     }
 
     /// This response when `accept` says its status is acceptable (2xx by default); otherwise the
@@ -69,7 +77,7 @@ public struct StreamedResponse: Sendable {
             while start.count < 64 << 10, let chunk = try? await iterator.next() { start.append(chunk.prefix((64 << 10) - start.count)) }
             body.cancel()
             throw CourierError(
-                .unacceptableStatus(status, errorBody: nil),
+                .unacceptableStatus(status, errorBody: nil), request: request,
                 response: Response(status: status, headers: headers, body: start, url: url))
         }
         return self
