@@ -4,7 +4,8 @@ Each path is one way a hostile or broken server can answer:
   /truncated         Content-Length: 100, then 40 bytes, then the connection closes
   /gzip-truncated    a gzip body cut in half, with a Content-Length that matches the cut
   /gzip-corrupt      Content-Encoding: gzip over bytes that are not gzip
-  /redirect?to=RAW   302 with the query's raw (percent-decoded) value as Location
+  /redirect?to=RAW   302 with the query's raw (percent-decoded) value as Location (&body=1: with a
+                     short HTML body and its Content-Length, as many servers send)
   /challenge         401 with WWW-Authenticate: Basic and a JSON body
   /echo              200 with the request's headers and path as JSON (what error pages do)
   /gzip-bomb?size=N  Content-Encoding: gzip over N zero bytes (about N/1000 bytes on the wire)
@@ -77,8 +78,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except (BrokenPipeError, ConnectionResetError):
                 pass
         elif url.path == "/redirect":
-            target = urllib.parse.parse_qs(url.query).get("to", ["/echo"])[0]
-            self.send_body(302, b"", [("Location", target)])
+            query = urllib.parse.parse_qs(url.query)
+            target = query.get("to", ["/echo"])[0]
+            body = b"<a href='/echo'>Moved</a>" if query.get("body") else b""
+            self.send_body(302, body, [("Location", target), ("Content-Type", "text/html")])
         elif url.path == "/challenge":
             body = json.dumps({"error": "login required"}).encode()
             self.send_body(401, body, [("Content-Type", "application/json"), ("WWW-Authenticate", 'Basic realm="courier"')])

@@ -224,6 +224,26 @@ private struct Count: Middleware {
 /// A 401 with a Basic challenge: FoundationNetworking waits for a credential Courier never gives,
 /// so Courier hands the 401 back. On the `data(for:)` path its body is lost on Linux (the task has
 /// to be cancelled); with a response size limit (the delegate path) the body arrives.
+@Suite("Integration: refused redirects")
+struct RefusedRedirectTests {
+    /// A 302 whose body FoundationNetworking drops is the response, on every path: not a
+    /// truncation.
+    @Test func aRefusedRedirectWithABodyIsReturnedAsTheResponse() async throws {
+        let base = try #require(ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], "run with scripts/test")
+        let request = Request.get |> url(base + "/redirect") |> query("to", "/echo") |> query("body", 1) |> timeout(10)
+        let plain = URLSessionExecutor(configuration: .ephemeral, redirects: .refuse)
+        let limited = URLSessionExecutor(configuration: .ephemeral, redirects: .refuse, maximumResponseSize: 1 << 20)
+        for executor in [plain, limited] {
+            let response = try await executor.send(request)
+            #expect(response.status == 302)
+            #expect(response.headers[.location] == "/echo")
+            let streamed = try await executor.stream(request)
+            #expect(streamed.status == 302)
+            _ = try await streamed.body.collect(upTo: 1 << 20)
+        }
+    }
+}
+
 @Suite("Integration: challenged 401")
 struct ChallengeTests {
     private func challenge() throws -> Request {

@@ -73,14 +73,15 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {
             block()
             condition.lock()
             pending -= 1
-            if pending == limit { condition.broadcast() }
+            // Wake the transport once half the waiting calls are done, not after every one.
+            if pending == limit / 2 { condition.broadcast() }
             condition.unlock()
         }
         // One of this queue's own operations adding another must never wait for itself.
         guard full, OperationQueue.current !== self else { return }
         let deadline = Date(timeIntervalSinceNow: 1)
         condition.lock()
-        while pending > limit, condition.wait(until: deadline) {}
+        while pending > limit / 2, condition.wait(until: deadline) {}
         condition.unlock()
     }
 }

@@ -241,13 +241,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 extension Response {
     /// A failure when the body that arrived is shorter or longer than the response's
     /// `Content-Length` says: a connection cut mid-body must not look like a complete answer.
-    /// Only checked for identity-coded bodies, whose length the transport does not change.
+    /// Only checked for identity-coded bodies, whose length the transport does not change, and
+    /// not for a 3xx, whose body FoundationNetworking drops (a redirect that is not followed is
+    /// handed back as the response, without its body).
     /// Reads the converted headers (a cheap lookup), not Foundation's case-insensitive search.
     /// - Parameters:
     ///   - method: The method that was sent (a `HEAD` has no body to count).
     ///   - bodyCount: The bytes that arrived; the body's own size by default.
     func framingFailure(method: String?, bodyCount: Int? = nil) -> TransportFailure? {
-        guard method?.uppercased() != "HEAD", status != 204, status != 304, status >= 200,
+        guard method?.uppercased() != "HEAD", status != 204, status >= 200, !(300..<400).contains(status),
             let expected = declaredContentLength
         else { return nil }
         let count = bodyCount ?? body.count

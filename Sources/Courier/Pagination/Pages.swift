@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Nothing is sent until the first call to `next()`; each later page is requested only when the
 /// previous one has been handed out, so breaking out of the loop stops the fetching. Errors end
-/// the sequence with a ``CourierError``; so does cancellation of the iterating task
+/// the sequence with a ``CourierError`` (a page whose link to the next one is unusable is still
+/// delivered; the error comes on the step after it); so does cancellation of the iterating task
 /// (``CourierError/Cause/cancelled``), and a server that never stops
 /// (``CourierError/Cause/tooManyPages(limit:)``) or that links back to a page already fetched
 /// (``CourierError/Cause/paginationCycle(page:)``).
@@ -42,6 +43,9 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
         private var nextRequest: Request?
         private var fetched = 0
         private var seen: Set<String> = []
+        /// Why there is no next page when the last one pointed somewhere unusable: thrown by the
+        /// call after the one that delivered that page.
+        private var pendingError: CourierError?
 
         init(pages: Pages) {
             self.pages = pages
@@ -52,6 +56,10 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
         /// - Returns: The page, or `nil` after the last one.
         /// - Throws: ``CourierError``; the sequence ends after an error.
         public mutating func next() async throws -> Page<Value>? {
+            if let pendingError {
+                self.pendingError = nil
+                throw pendingError
+            }
             guard let request = nextRequest else { return nil }
             nextRequest = nil
             guard fetched < pages.maxPages else {
@@ -71,7 +79,8 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
             do {
                 nextRequest = try pages.strategy.next(page)
             } catch {
-                throw CourierError.wrapping(error, request: request)
+                // The page itself is good: deliver it, and fail on the next step.
+                pendingError = CourierError.wrapping(error, request: request)
             }
             return page
         }

@@ -203,6 +203,20 @@ struct PaginationTests {
         #expect(executor.requests.count == 2)
     }
 
+    @Test(arguments: ["file:///etc/passwd", "data:text/plain,next", "javascript:alert(1)", "http://[bad"])
+    func aPageWhoseNextLinkIsUnusableIsDeliveredBeforeTheError(_ link: String) async throws {
+        let executor = InMemoryExecutor { _ in .json([User(id: 7, name: "kept")], headers: ["Link": "<\(link)>; rel=next"]) }
+        var iterator = executor.paginate(users, next: .linkHeader()).makeAsyncIterator()
+        #expect(try await iterator.next()?.value == [User(id: 7, name: "kept")])
+        let error = await expectCourierError { _ = try await iterator.next() }
+        guard case .invalidRequest = error?.cause else {
+            Issue.record("unexpected \(String(describing: error))")
+            return
+        }
+        #expect(try await iterator.next() == nil, "nothing more after the error")
+        #expect(executor.requests.count == 1)
+    }
+
     @Test func strategyErrorsAreTyped() async throws {
         let executor = InMemoryExecutor { _ in .json([User(id: 1, name: "a")]) }
         let error = await expectCourierError {

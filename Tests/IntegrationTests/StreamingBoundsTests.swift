@@ -1,0 +1,129 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The resident memory of this process, when the platform tells (Linux: /proc/self/statm).
+func residentBytes() -> Int? {
+    #if os(Linux)
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    #else
+        return nil
+    #endif
+}
+
+/// Samples resident memory every 20 ms while `body` runs; returns the most it grew.
+func peakGrowth(during body: () async throws -> Void) async rethrows -> Int {
+    let start = residentBytes() ?? 0
+    let peak = Box(start)
+    let sampler = Task {
+        while !Task.isCancelled {
+            if let now = residentBytes() { peak.withLock { $0 = max($0, now) } }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+    defer { sampler.cancel() }
+    try await body()
+    if let now = residentBytes() { peak.withLock { $0 = max($0, now) } }
+    return peak.withLock { $0 } - start
+}
+
+/// What the stream server could write of a `/bytes?key=K` body before the client hung up.
+struct Sent: Decodable { var sent: Int; var done: Bool }
+
+extension StreamingTests {
+    private func hostile() throws -> String {
+        try #require(ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], "run with scripts/test")
+    }
+
+    /// A size limit bounds memory, not only reports: a 1 GiB gzip bomb stops at 8 MiB, at once.
+    @Test func aGzipBombStopsAtTheLimitInBoundedMemory() async throws {
+        func limited() -> URLSessionExecutor { URLSessionExecutor(configuration: .ephemeral, maximumResponseSize: 8 << 20) }
+        let bomb = Request.get |> url(try hostile() + "/gzip-bomb") |> query("size", 1 << 30) |> timeout(30)
+        // The server makes the bomb once, before the measured requests. (FoundationNetworking
+        // inflates what its current read took before a cancellation lands, dropped by Courier as
+        // it comes, so each measured request gets a session of its own.)
+        _ = try? await limited().send(bomb)
+        let clock = ContinuousClock()
+        for streamed in [true, false] {
+            let limited = limited()
+            let start = clock.now
+            var error: CourierError?
+            let growth = await peakGrowth {
+                error = await expectCourierError {
+                    if streamed {
+                        let response = try await limited.stream(bomb)
+                        for try await _ in response.body {}
+                    } else {
+                        _ = try await limited.send(bomb)
+                    }
+                }
+            }
+            guard case .responseTooLarge(let limit) = error?.cause else {
+                Issue.record("expected responseTooLarge, got \(String(describing: error))")
+                return
+            }
+            #expect(limit == 8 << 20)
+            #expect(clock.now - start < .seconds(3), "streamed: \(streamed)")
+            #expect(growth < 256 << 20, "streamed: \(streamed), grew \(growth >> 20) MiB")
+        }
+    }
+
+    /// A reader that stalls on a fast body: the spill file stops at its limit, and nothing that
+    /// arrives after the stop is kept.
+    @Test func aStalledReaderKeepsNothingAfterTheStop() async throws {
+        let key = UUID().uuidString
+        let size = 1 << 30
+        let response = try await executor.stream(
+            try StreamServer.request() |> path("bytes") |> query("size", size) |> query("key", key),
+            options: StreamOptions(bufferLimit: 1 << 20, spillLimit: 16 << 20))
+        var iterator = response.body.makeAsyncIterator()
+        _ = try await iterator.next()
+        var error: CourierError?
+        let growth = await peakGrowth {
+            // Long enough for the whole body to arrive, were it kept.
+            try? await Task.sleep(for: .seconds(2))
+            error = await expectCourierError { while try await iterator.next() != nil {} }
+        }
+        guard case .slowConsumer = error?.cause else {
+            Issue.record("expected slowConsumer, got \(String(describing: error))")
+            return
+        }
+        #expect(growth < 256 << 20, "grew \(growth >> 20) MiB")
+        // The transfer was stopped: the server's writes end (the connection is gone).
+        var sent = Sent(sent: 0, done: false)
+        for _ in 0..<100 where !sent.done {
+            try await Task.sleep(for: .milliseconds(50))
+            sent = try await executor.send(try StreamServer.request() |> path("sent") |> query("key", key) |> decode(Sent.self))
+        }
+        #expect(sent.done)
+    }
+
+    /// Breaking out early on a fast link: the transfer is cancelled, memory stays bounded.
+    @Test func breakingOutOnAFastLinkKeepsMemoryBounded() async throws {
+        let key = UUID().uuidString
+        var seen = 0
+        let growth = try await peakGrowth {
+            let response = try await executor.stream(
+                try StreamServer.request() |> path("bytes") |> query("size", 512 << 20) |> query("key", key))
+            for try await chunk in response.body {
+                seen += chunk.count
+                if seen >= 20 << 20 { break }
+            }
+        }
+        #expect(seen >= 20 << 20)
+        #expect(growth < 256 << 20, "grew \(growth >> 20) MiB")
+        var sent = Sent(sent: 0, done: false)
+        for _ in 0..<100 where !sent.done {
+            try await Task.sleep(for: .milliseconds(50))
+            sent = try await executor.send(try StreamServer.request() |> path("sent") |> query("key", key) |> decode(Sent.self))
+        }
+        #expect(sent.done)
+    }
+}
