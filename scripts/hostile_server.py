@@ -8,7 +8,8 @@ Each path is one way a hostile or broken server can answer:
                      short HTML body and its Content-Length, as many servers send)
   /challenge         401 with WWW-Authenticate: Basic and a JSON body
   /echo              200 with the request's headers and path as JSON (what error pages do)
-  /gzip-bomb?size=N  Content-Encoding: gzip over N zero bytes (about N/1000 bytes on the wire)
+  /gzip-bomb?size=N  Content-Encoding: gzip over N zero bytes (about N/1000 bytes on the wire);
+                     &prepare=1 only makes it (204), so a test can time the real request alone
 Usage: python3 hostile_server.py PORT
 """
 import gzip
@@ -72,7 +73,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif url.path == "/gzip":
             self.send_body(200, GZIPPED, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
         elif url.path == "/gzip-bomb":
-            size = int(urllib.parse.parse_qs(url.query).get("size", ["1073741824"])[0])
+            query = urllib.parse.parse_qs(url.query)
+            size = int(query.get("size", ["1073741824"])[0])
+            if query.get("prepare"):
+                bomb(size)
+                self.send_body(204, b"")
+                return
             try:
                 self.send_body(200, bomb(size), [("Content-Type", "application/octet-stream"), ("Content-Encoding", "gzip")])
             except (BrokenPipeError, ConnectionResetError):

@@ -44,15 +44,12 @@ extension StreamingTests {
 
     /// A size limit bounds memory, not only reports: a 1 GiB gzip bomb stops at 8 MiB, at once.
     @Test func aGzipBombStopsAtTheLimitInBoundedMemory() async throws {
-        func limited() -> URLSessionExecutor { URLSessionExecutor(configuration: .ephemeral, maximumResponseSize: 8 << 20) }
+        let limited = URLSessionExecutor(configuration: .ephemeral, maximumResponseSize: 8 << 20)
         let bomb = Request.get |> url(try hostile() + "/gzip-bomb") |> query("size", 1 << 30) |> timeout(30)
-        // The server makes the bomb once, before the measured requests. (FoundationNetworking
-        // inflates what its current read took before a cancellation lands, dropped by Courier as
-        // it comes, so each measured request gets a session of its own.)
-        _ = try? await limited().send(bomb)
+        // The server makes the bomb before the measured requests.
+        _ = try await limited.send(bomb |> query("prepare", 1))
         let clock = ContinuousClock()
         for streamed in [true, false] {
-            let limited = limited()
             let start = clock.now
             var error: CourierError?
             let growth = await peakGrowth {
@@ -70,7 +67,10 @@ extension StreamingTests {
                 return
             }
             #expect(limit == 8 << 20)
-            #expect(clock.now - start < .seconds(3), "streamed: \(streamed)")
+            // The reader hears of it at once. (FoundationNetworking then goes on inflating what
+            // it had read, dropped by Courier as it comes, and other requests of the process wait
+            // meanwhile: see Known limits. So only the first request is timed.)
+            if streamed { #expect(clock.now - start < .seconds(2)) }
             #expect(growth < 256 << 20, "streamed: \(streamed), grew \(growth >> 20) MiB")
         }
     }
@@ -125,5 +125,42 @@ extension StreamingTests {
             sent = try await executor.send(try StreamServer.request() |> path("sent") |> query("key", key) |> decode(Sent.self))
         }
         #expect(sent.done)
+    }
+}
+
+extension StreamingTests {
+    /// A file that shrinks while it is uploaded fails the upload at once, saying so (the server
+    /// would otherwise wait for the bytes announced).
+    @Test func aFileThatShrinksWhileItIsUploadedFailsAtOnce() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-shrink-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        // 1 GiB, sparse: cheap to make, slow enough to send that it is cut mid-way.
+        let made = FileManager.default.createFile(atPath: file.path, contents: nil)
+        #expect(made)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        let progress = TransferProgress()
+        let shrink = Task {
+            for await snapshot in progress.updates where snapshot.completed > 0 {
+                truncate(file.path, 1 << 20)
+                return
+            }
+        }
+        defer { shrink.cancel() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await expectCourierError {
+            let response = try await executor.stream(
+                try StreamServer.request(.post) |> path("upload") |> upload(file) |> timeout(60),
+                options: StreamOptions(uploadProgress: progress))
+            _ = try await response.body.collect(upTo: 1 << 20)
+        }
+        guard case .fileFailure(let message) = error?.cause else {
+            Issue.record("expected fileFailure, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("shrank"))
+        #expect(clock.now - start < .seconds(20))
     }
 }

@@ -89,16 +89,20 @@ final class DeliveryQueue: OperationQueue, @unchecked Sendable {
 /// The calls into URLSession that wait for the session's work queue (`cancel`, `resume`, making a
 /// task), made on a queue of their own: never on a delegate queue (see ``DeliveryQueue``) and
 /// never on a Swift concurrency thread, which they could block for as long as libcurl reads.
-enum SessionCalls {
-    private static let queue = DispatchQueue(label: "Courier.SessionCalls", qos: .userInitiated, attributes: .concurrent)
+///
+/// One per session: a serial queue, which libdispatch backs with a thread of its own while a call
+/// waits (a call can wait as long as libcurl's current read burst), so a session whose work queue
+/// is busy holds up neither the shared worker threads nor another session's calls.
+final class SessionCalls: Sendable {
+    private let queue = DispatchQueue(label: "Courier.SessionCalls", qos: .userInitiated)
 
-    /// Runs `call` soon, on the calls queue.
-    static func run(_ call: @escaping @Sendable () -> Void) {
+    /// Runs `call` soon, on this session's calls queue.
+    func run(_ call: @escaping @Sendable () -> Void) {
         queue.async(execute: call)
     }
 
     /// Cancels `task` without waiting for it.
-    static func cancel(_ task: URLSessionTask) {
+    func cancel(_ task: URLSessionTask) {
         queue.async { task.cancel() }
     }
 }

@@ -33,9 +33,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
 
         let state: Locked<State>
+        let calls: SessionCalls
 
-        init(chain: RedirectPolicy.Chain, complete: @escaping @Sendable (Result<Response, any Error>) -> Void) {
+        init(chain: RedirectPolicy.Chain, calls: SessionCalls, complete: @escaping @Sendable (Result<Response, any Error>) -> Void) {
             state = Locked(State(chain: chain, complete: complete))
+            self.calls = calls
         }
 
         /// Completes once; later calls do nothing.
@@ -59,7 +61,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 state.stopped = true
                 return state.task
             }
-            if let task { SessionCalls.cancel(task) }
+            if let task { calls.cancel(task) }
         }
     }
 
@@ -69,6 +71,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let challenged = Locked<[(url: URL?, method: String?, response: HTTPURLResponse)]>([])
     let redirects: RedirectPolicy
     let maximumResponseSize: Int?
+    /// Where this session's task calls that wait for its work queue are made.
+    let calls = SessionCalls()
 
     init(redirects: RedirectPolicy, maximumResponseSize: Int?) {
         self.redirects = redirects
@@ -82,7 +86,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         complete: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> @Sendable () -> Void {
         let chain = RedirectPolicy.Chain(starting: urlRequest, for: request)
-        let exchange = Exchange(chain: chain, complete: complete)
+        let exchange = Exchange(chain: chain, calls: calls, complete: complete)
         launch(urlRequest, for: exchange, on: session)
         if request.needsExactTimeoutWatchdog, let timeout = request.effectiveTimeout {
             watch(exchange, idleLimit: timeout)
@@ -114,7 +118,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Makes and starts the task for one hop on ``SessionCalls`` (both wait for the session's
     /// work queue, which must never hold a delegate call or a Swift concurrency thread).
     private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession) {
-        SessionCalls.run { [self] in
+        calls.run { [self] in
             let task = session.dataTask(with: urlRequest)
             exchanges.withLock { $0[task.taskIdentifier] = exchange }
             let cancelled = exchange.state.withLock { state -> Bool in

@@ -126,8 +126,8 @@ public final class URLSessionExecutor: Executor {
     }
 
     /// Sends a one-shot byte sequence as the body while it is produced: a `BodyPipe` read by a
-    /// session of its own (its blocking reads hold up no other transfer), with `Content-Length`
-    /// when the length was declared and chunked transfer coding otherwise.
+    /// session of its own (its blocking reads hold up no other transfer), with chunked transfer
+    /// coding (a declared length is checked as the body is produced).
     private func streamSequence(
         _ shot: BodySource.OneShot, _ prepared: URLRequest, for request: Request, options: StreamOptions
     ) async throws -> StreamedResponse {
@@ -136,9 +136,11 @@ public final class URLSessionExecutor: Executor {
         let stream = BodyPipe()
         let pipe = stream.buffer
         urlRequest.httpBodyStream = stream
-        if let length = shot.declaredLength, urlRequest.value(forHTTPHeaderField: "Content-Length") == nil {
-            urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
-        }
+        // Always chunked: FoundationNetworking (libcurl) sends a body stream with chunked transfer
+        // coding whatever the headers say, and a Content-Length beside it would frame the body
+        // twice (RFC 9112 §6.3 forbids it; proxies may read it either way). A declared length is
+        // enforced by the producer below instead.
+        urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
         let declared = shot.declaredLength
         let producer = Task {
             var written: Int64 = 0

@@ -46,7 +46,10 @@ extension Request {
 
     /// Renders the Foundation request that URLSession sends.
     ///
-    /// Headers that repeat a name are joined by `, ` as Foundation does.
+    /// Headers that repeat a name are joined by `, ` as Foundation does. A file body
+    /// (``upload(_:contentType:)``) becomes the request's `httpBodyStream`, sent with chunked
+    /// transfer coding and no `Content-Length` (which would frame it twice); other body sources are
+    /// read at send time by an executor and cannot be rendered.
     /// - Returns: The `URLRequest`.
     /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
     ///   request has problems; nothing is rendered then.
@@ -97,9 +100,10 @@ extension Request {
                     ]), request: self)
             }
             request.httpBodyStream = stream
-            if let length = bodySource.knownLength, headers[.contentLength] == nil {
-                request.setValue(String(length), forHTTPHeaderField: "Content-Length")
-            }
+            // A body stream goes out with chunked transfer coding (FoundationNetworking's libcurl
+            // chunks it whatever the headers say): a Content-Length beside it would frame the
+            // body twice, which RFC 9112 §6.3 forbids.
+            request.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
         if let timeout = transportTimeout { request.timeoutInterval = timeout }
         if let cachePolicy { request.cachePolicy = cachePolicy.urlRequestPolicy }

@@ -6,9 +6,11 @@ import Foundation
 /// Set one with ``upload(_:contentType:)``, ``upload(_:length:contentType:)`` or a
 /// ``multipart(_:encoder:)`` body with file parts. ``URLSessionExecutor`` uploads a file straight
 /// from disk (re-opened for each attempt and each 307/308 redirect), sends a sequence while it is
-/// produced (chunked, or with `Content-Length` when its length is declared; a 307/308 redirect
-/// that would need it again fails), and writes parts to a temporary file as the request is sent,
-/// then uploads that.
+/// produced (always with chunked transfer coding: a declared length is checked as it is
+/// produced, not sent as `Content-Length`, which beside a chunked body would frame it twice; a
+/// 307/308 redirect that would need it again fails), and writes parts to a temporary file as the
+/// request is sent, then uploads that. A file is sent at the size it had when the upload
+/// started: one that shrinks meanwhile fails with ``CourierError/Cause/fileFailure(_:)``.
 ///
 /// A sequence can be read once: a request with one is not retried by ``RetryMiddleware`` (its
 /// ``Request/isRetryable`` is `false`), and sending it a second time fails with
@@ -215,9 +217,12 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
             return (url, false)
         }
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
-            let handle = try? FileHandle(forWritingTo: temporary)
-        else { throw RequestProblem(.bodyEncodingFailed, "a temporary file for the request body could not be created") }
+        // Created exclusively, never through a link, readable by its owner only: it holds the body.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw RequestProblem(.bodyEncodingFailed, "a temporary file for the request body could not be created")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
             defer { try? handle.close() }
             var written: Int64 = 0

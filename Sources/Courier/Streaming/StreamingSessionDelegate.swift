@@ -31,6 +31,11 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             var headDelivered = false
             /// The file the current hop uploads (dropped when a redirect turns the request into a GET).
             var uploadFile: URL?
+            /// The hop being watched for a shrinking upload file, until its body is sent.
+            var watchedHop = 0
+            /// Why the upload stopped early (its file shrank or went away), when it did.
+            var uploadProblem: String?
+            var ended = false
         }
 
         let state: Locked<State>
@@ -41,11 +46,13 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         /// A body being produced while it is sent; closed first on cancellation, so that a read
         /// blocked on it (on the session's work queue) lets the cancellation through.
         let bodyPipe: PipeBuffer?
+        let calls: SessionCalls
 
         init(
             chain: RedirectPolicy.Chain, request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions,
-            cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
+            calls: SessionCalls, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
         ) {
+            self.calls = calls
             self.state = Locked(State(chain: chain, head: head, uploadFile: uploadFile))
             self.channel = StreamChannel(limit: options.bufferLimit, spillLimit: options.spillLimit)
             self.request = request
@@ -64,7 +71,40 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
                 state.stopped = true
                 return state.task
             }
-            if let task { SessionCalls.cancel(task) }
+            if let task { calls.cancel(task) }
+        }
+
+        /// Checks the size of the file the current hop uploads every 100 ms until its body is
+        /// sent: URLSession announced the size the file had at the start, and on
+        /// FoundationNetworking a file that then shrinks leaves the transfer waiting for bytes
+        /// that never come. A shrunk (or vanished) file stops the transfer with
+        /// ``CourierError/Cause/fileFailure(_:)``; one that grows is sent at its announced size.
+        func watchUpload(of file: URL, announced: Int64) {
+            let hop = state.withLock { state -> Int in
+                state.watchedHop += 1
+                return state.watchedHop
+            }
+            let name = file.lastPathComponent.debugDescription
+            @Sendable func check() {
+                guard state.withLock({ !$0.ended && !$0.stopped && $0.watchedHop == hop }) else { return }
+                var info = stat()
+                let size: Int64? = stat(file.path, &info) == 0 ? Int64(info.st_size) : nil
+                if let size, size >= announced {
+                    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { check() }
+                    return
+                }
+                let problem =
+                    size.map { "the file \(name) shrank while it was uploaded: \($0) of the \(announced) bytes announced" }
+                    ?? "the file \(name) went away while it was uploaded"
+                state.withLock { $0.uploadProblem = problem }
+                cancel()
+            }
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { check() }
+        }
+
+        /// The current hop's body is sent: its file no longer matters.
+        func uploadSent() {
+            state.withLock { $0.watchedHop += 1 }
         }
 
         /// Hands the head over once, with the body stream attached.
@@ -83,11 +123,19 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
         /// Ends the exchange: a failure before the head fails the call, after it the body.
         func end(_ error: (any Error)?) {
-            let complete = state.withLock { state in defer { state.head = nil }; return state.head }
-            let failure = error.map { CourierError.wrapping($0, request: request) }
+            let (complete, problem) = state.withLock { state in
+                defer {
+                    state.head = nil
+                    state.ended = true
+                }
+                return (state.head, state.uploadProblem)
+            }
+            var failure = error.map { CourierError.wrapping($0, request: request) }
+            // An upload stopped because its file shrank says so.
+            if error != nil, let problem { failure = CourierError(.fileFailure(problem), request: request) }
             // Progress first: whoever reads the body's end may look at it next.
             progress?.finish()
-            if let complete, let error { complete(.failure(error)) }
+            if let complete, let failure { complete(.failure(failure)) }
             channel.finish(failure)
             cleanup()
         }
@@ -96,6 +144,8 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     private let transfers = Locked<[Int: Transfer]>([:])
     let redirects: RedirectPolicy
     let maximumResponseSize: Int?
+    /// Where this session's task calls that wait for its work queue are made.
+    let calls = SessionCalls()
 
     init(redirects: RedirectPolicy, maximumResponseSize: Int?) {
         self.redirects = redirects
@@ -110,8 +160,8 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     ) -> @Sendable () -> Void {
         let chain = RedirectPolicy.Chain(starting: urlRequest, for: request)
         let transfer = Transfer(
-            chain: chain, request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, cleanup: cleanup,
-            head: head)
+            chain: chain, request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, calls: calls,
+            cleanup: cleanup, head: head)
         transfer.channel.onTermination { transfer.cancel() }
         launch(urlRequest, for: transfer, on: session)
         return { transfer.cancel() }
@@ -121,11 +171,15 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     /// waits for the session's work queue, which must never hold a delegate call or a Swift
     /// concurrency thread.
     private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
-        SessionCalls.run { [self] in
+        calls.run { [self] in
             let file = transfer.state.withLock { $0.uploadFile }
             let task: URLSessionTask
             if let file {
                 task = session.uploadTask(with: urlRequest, fromFile: file)
+                let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+                if let announced = urlRequest.value(forHTTPHeaderField: "Content-Length").flatMap({ Int64($0) }) ?? size {
+                    transfer.watchUpload(of: file, announced: announced)
+                }
             } else {
                 task = session.dataTask(with: urlRequest)
             }
@@ -190,8 +244,9 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        guard let transfer = transfer(for: task), let progress = transfer.progress else { return }
-        progress.update(completed: totalBytesSent, expected: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+        guard let transfer = transfer(for: task) else { return }
+        if totalBytesExpectedToSend > 0, totalBytesSent >= totalBytesExpectedToSend { transfer.uploadSent() }
+        transfer.progress?.update(completed: totalBytesSent, expected: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

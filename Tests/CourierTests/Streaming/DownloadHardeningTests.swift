@@ -197,3 +197,4 @@ struct DownloadHardeningTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 }
+
