@@ -56,22 +56,29 @@ final class SpillFile: Sendable {
     }
 }
 
-/// The disk spill of every stream in the process, counted against one ceiling
-/// (``StreamOptions/processSpillLimit``): many slow readers at once cannot fill the disk.
-enum SpillBudget {
-    private static let state = Locked<(limit: Int64, used: Int64)>((4 << 30, 0))
+/// Spilled bytes counted against one ceiling: ``shared`` holds every stream of the process
+/// (``StreamOptions/processSpillLimit``), so many slow readers at once cannot fill the disk.
+final class SpillBudget: Sendable {
+    private let state: Locked<(limit: Int64, used: Int64)>
+
+    /// The budget of every stream in the process; 4 GiB unless changed.
+    static let shared = SpillBudget(limit: 4 << 30)
+
+    init(limit: Int64) {
+        state = Locked((max(0, limit), 0))
+    }
 
     /// The ceiling, in bytes.
-    static var limit: Int64 {
+    var limit: Int64 {
         get { state.withLock { $0.limit } }
         set { state.withLock { $0.limit = max(0, newValue) } }
     }
 
-    /// The spilled bytes not yet read back, across the process.
-    static var used: Int64 { state.withLock { $0.used } }
+    /// The spilled bytes not yet read back.
+    var used: Int64 { state.withLock { $0.used } }
 
     /// Takes `count` bytes from the budget; `false` (and nothing taken) when they do not fit.
-    static func reserve(_ count: Int64) -> Bool {
+    func reserve(_ count: Int64) -> Bool {
         state.withLock { state in
             guard state.used + count <= state.limit else { return false }
             state.used += count
@@ -80,7 +87,7 @@ enum SpillBudget {
     }
 
     /// Gives `count` bytes back.
-    static func release(_ count: Int64) {
+    func release(_ count: Int64) {
         guard count > 0 else { return }
         state.withLock { $0.used = max(0, $0.used - count) }
     }

@@ -124,7 +124,7 @@ public struct StreamOptions: Sendable {
     /// StreamOptions.processSpillLimit = 512 << 20  // at most 512 MiB on disk, whatever runs
     /// ```
     public static var processSpillLimit: Int64 {
-        get { SpillBudget.limit }
-        set { SpillBudget.limit = newValue }
+        get { SpillBudget.shared.limit }
+        set { SpillBudget.shared.limit = newValue }
     }
 }
