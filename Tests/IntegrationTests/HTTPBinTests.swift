@@ -119,7 +119,8 @@ struct HTTPBinTests {
             Issue.record("unexpected \(error)")
             return
         }
-        #expect(error.response?.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
+        let challenge: String = error.response?.headers["WWW-Authenticate"] ?? ""
+        #expect(challenge.hasPrefix("Basic"))
         let plain = try await executor.send(try HTTPBin.request() |> path("status", 401) |> timeout(10))
         #expect(plain.status == 401)
     }

@@ -103,7 +103,8 @@ struct HardeningTests {
                     |> decodeData())
         }
         #expect(challenged?.status == 401)
-        #expect(challenged?.response?.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
+        let challenge: String = challenged?.response?.headers["WWW-Authenticate"] ?? ""
+        #expect(challenge.hasPrefix("Basic"))
         // A cross-origin redirect drops the credential.
         let target = try HTTPBin.secondURL() + "/headers"
         struct Headers: Decodable { var headers: [String: String] }

@@ -27,7 +27,8 @@ struct AuthRefreshTests {
         let server = Server()
         let auth = AuthRefreshMiddleware(origins: ["https://api.test"], credential: "fresh") { _ in "unused" }
         #expect(try await server.executor().with(auth).send(me) == "ok")
-        #expect(server.seen.withLock { $0 } == ["Bearer fresh"])
+        let sent: [String] = server.seen.withLock { $0 }
+        #expect(sent == ["Bearer fresh"])
     }
 
     @Test func sixParallel401sCauseExactlyOneRefresh() async throws {
@@ -49,8 +50,10 @@ struct AuthRefreshTests {
         for task in tasks { #expect(try await task.value == "ok") }
         #expect(refreshes.withLock { $0 } == 1)
         let seen = server.seen.withLock { $0 }
-        #expect(seen.filter { $0 == "Bearer old" }.count == 6)
-        #expect(seen.filter { $0 == "Bearer new" }.count == 6)
+        let old: Int = seen.filter { $0 == "Bearer old" }.count
+        let new: Int = seen.filter { $0 == "Bearer new" }.count
+        #expect(old == 6)
+        #expect(new == 6)
         #expect(auth.currentCredential == "new")
     }
 
@@ -124,7 +127,8 @@ struct AuthRefreshTests {
             return "fresh"
         }
         #expect(try await server.executor().with(auth).send(me) == "ok")
-        #expect(server.seen.withLock { $0 } == ["Bearer fresh"])
+        let sent: [String] = server.seen.withLock { $0 }
+        #expect(sent == ["Bearer fresh"])
     }
 
     @Test func refreshFailureReachesEveryWaiterAndClearsTheCredential() async throws {

@@ -21,7 +21,8 @@ struct MiddlewareTests {
         let base = InMemoryExecutor { _ in .status(200) }
         let executor = base.with(Tracer(name: "a", trace: trace), Tracer(name: "b", trace: trace))
         _ = try await executor.send(Request.get |> baseURL(api))
-        #expect(trace.withLock { $0 } == ["a in", "b in", "b out", "a out"])
+        let order: [String] = trace.withLock { $0 }
+        #expect(order == ["a in", "b in", "b out", "a out"])
         #expect(base.requests.first?.headers.values(for: "X-Seen-By") == ["a", "b"])
     }
 
@@ -30,7 +31,8 @@ struct MiddlewareTests {
         let executor = InMemoryExecutor { _ in .status(200) }.with(Tracer(name: "inner", trace: trace))
             .with(Tracer(name: "outer", trace: trace))
         _ = try await executor.send(Request.get |> baseURL(api))
-        #expect(trace.withLock { $0 } == ["outer in", "inner in", "inner out", "outer out"])
+        let order: [String] = trace.withLock { $0 }
+        #expect(order == ["outer in", "inner in", "inner out", "outer out"])
     }
 
     @Test func middlewareCanShortCircuit() async throws {

@@ -174,7 +174,8 @@ struct PaginationTests {
         }
         #expect(received == 5)
         #expect(executor.requests.count == 5)
-        #expect(error?.description.contains("t0ken") == false)
+        let described: String = error?.description ?? ""
+        #expect(!described.contains("t0ken"))
     }
 
     @Test func aLinkBackToAnEarlierPageIsACycle() async throws {
@@ -247,6 +248,7 @@ struct PaginationTests {
             Issue.record("unexpected \(String(describing: error))")
             return
         }
-        #expect(gate.withLock { $0 } == 2)
+        let fetched: Int = gate.withLock { $0 }
+        #expect(fetched == 2)
     }
 }

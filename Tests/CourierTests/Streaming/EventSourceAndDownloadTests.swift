@@ -44,7 +44,8 @@ struct EventSourceTests {
         }
         let data = try await reader.value
         #expect(data == (1...5).map { "event \($0)" })
-        #expect(seen.withLock { $0 } == [nil, "2", "4", "5"])
+        let lastIDs: [String?] = seen.withLock { $0 }
+        #expect(lastIDs == [nil, "2", "4", "5"])
     }
 
     @Test func usesTheServersRetryAndBacksOffWhenNothingArrives() {

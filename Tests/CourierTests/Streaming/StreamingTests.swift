@@ -210,7 +210,8 @@ struct ByteStreamTests {
         let response = try await executor.stream(.get |> url(api + "/x") |> bearer("abc123"))
         _ = try await response.body.collect(upTo: 100)
         let logged = events.withLock { $0 }
-        #expect(logged.map(\.kind) == [.request, .response, .streamEnded])
+        let kinds: [LoggingMiddleware.Event.Kind] = logged.map(\.kind)
+        #expect(kinds == [.request, .response, .streamEnded])
         #expect(logged.last?.streamedBytes == 17)
         #expect(logged.last?.description.contains("17 bytes streamed") == true)
         #expect(!logged.contains { $0.description.contains("abc123") || ($0.responseBody ?? "").contains("abc123") })
