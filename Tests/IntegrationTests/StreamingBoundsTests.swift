@@ -38,6 +38,17 @@ func peakGrowth(during body: () async throws -> Void) async rethrows -> Int {
 struct Sent: Decodable { var sent: Int; var done: Bool }
 
 extension StreamingTests {
+    /// Whether the stream server's `/bytes` write under `key` ended (the client hung up) within
+    /// five seconds.
+    private func serverStopped(key: String) async throws -> Bool {
+        var sent = Sent(sent: 0, done: false)
+        for _ in 0..<100 where !sent.done {
+            try await Task.sleep(for: .milliseconds(50))
+            sent = try await executor.send(try StreamServer.request() |> path("sent") |> query("key", key) |> decode(Sent.self))
+        }
+        return sent.done
+    }
+
     private func hostile() throws -> String {
         try #require(ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], "run with scripts/test")
     }
@@ -97,12 +108,7 @@ extension StreamingTests {
         }
         #expect(growth < 256 << 20, "grew \(growth >> 20) MiB")
         // The transfer was stopped: the server's writes end (the connection is gone).
-        var sent = Sent(sent: 0, done: false)
-        for _ in 0..<100 where !sent.done {
-            try await Task.sleep(for: .milliseconds(50))
-            sent = try await executor.send(try StreamServer.request() |> path("sent") |> query("key", key) |> decode(Sent.self))
-        }
-        #expect(sent.done)
+        #expect(try await serverStopped(key: key))
     }
 
     /// Breaking out early on a fast link: the transfer is cancelled, memory stays bounded.
@@ -119,12 +125,7 @@ extension StreamingTests {
         }
         #expect(seen >= 20 << 20)
         #expect(growth < 256 << 20, "grew \(growth >> 20) MiB")
-        var sent = Sent(sent: 0, done: false)
-        for _ in 0..<100 where !sent.done {
-            try await Task.sleep(for: .milliseconds(50))
-            sent = try await executor.send(try StreamServer.request() |> path("sent") |> query("key", key) |> decode(Sent.self))
-        }
-        #expect(sent.done)
+        #expect(try await serverStopped(key: key))
     }
 }
 

@@ -115,10 +115,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(limit))) { check() }
     }
 
-    /// Makes and starts the task for one hop on ``SessionCalls`` (both wait for the session's
-    /// work queue, which must never hold a delegate call or a Swift concurrency thread).
-    private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession) {
-        calls.run { [self] in
+    /// Makes and starts the task for one hop (both wait for the session's work queue, which must
+    /// never hold a Swift concurrency thread): the first on ``SessionCalls``, a redirect's next
+    /// hop (`inline`) from the delegate call that saw the previous one complete.
+    private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession, inline: Bool = false) {
+        let start: @Sendable () -> Void = { [self] in
             let task = session.dataTask(with: urlRequest)
             exchanges.withLock { $0[task.taskIdentifier] = exchange }
             let cancelled = exchange.state.withLock { state -> Bool in
@@ -135,6 +136,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             task.resume()
         }
+        if inline { start() } else { calls.run(start) }
     }
 
     private func exchange(for task: URLSessionTask) -> Exchange? {
@@ -171,7 +173,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let redirect = exchange.state.withLock { $0.pendingRedirect }
         if error == nil, let redirect {
-            launch(redirect, for: exchange, on: session)
+            // Inline: a redirect's body is not delivered to the delegate, so the session's work
+            // queue is not held waiting for this call.
+            launch(redirect, for: exchange, on: session, inline: true)
             return
         }
         exchange.finish { state in

@@ -167,11 +167,12 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         return { transfer.cancel() }
     }
 
-    /// Makes and starts the task for one hop, on ``SessionCalls``: making and resuming a task
-    /// waits for the session's work queue, which must never hold a delegate call or a Swift
-    /// concurrency thread.
-    private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
-        calls.run { [self] in
+    /// Makes and starts the task for one hop. Making and resuming a task waits for the session's
+    /// work queue, which must never hold a Swift concurrency thread: the first hop starts on
+    /// ``SessionCalls``; a redirect's next hop (`inline`) starts from the delegate call that saw
+    /// the previous hop complete, as the work queue is then free.
+    private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession, inline: Bool = false) {
+        let start: @Sendable () -> Void = { [self] in
             let file = transfer.state.withLock { $0.uploadFile }
             let task: URLSessionTask
             if let file {
@@ -197,6 +198,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             }
             task.resume()
         }
+        if inline { start() } else { calls.run(start) }
     }
 
     private func transfer(for task: URLSessionTask) -> Transfer? {
@@ -253,7 +255,9 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let (redirect, received) = transfer.state.withLock { ($0.pendingRedirect, $0.received) }
         if error == nil, let redirect {
-            launch(redirect, for: transfer, on: session)
+            // Inline, as before hops were made on the calls queue: a redirect's body is not
+            // delivered to the delegate, so its work queue is not held waiting for this call.
+            launch(redirect, for: transfer, on: session, inline: true)
             return
         }
         if let error { return transfer.end(error) }

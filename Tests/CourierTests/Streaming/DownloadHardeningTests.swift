@@ -49,6 +49,17 @@ struct DownloadHardeningTests {
         return Stub.stream([body], status: 206, headers: headers)
     }
 
+    /// The kind of transport failure a download to `file` ends with (`nil`, and an issue, for
+    /// anything else).
+    func failureKind(downloading file: URL, with executor: InMemoryExecutor) async -> TransportFailure.Kind? {
+        let error = await expectCourierError { _ = try await executor.download(.get |> url(api + "/f"), to: file) }
+        guard case .transport(let failure) = error?.cause else {
+            Issue.record("expected a transport failure, got \(String(describing: error))")
+            return nil
+        }
+        return failure.kind
+    }
+
     static func permissions(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return try #require(attributes[.posixPermissions] as? NSNumber).intValue
@@ -153,12 +164,7 @@ struct DownloadHardeningTests {
         try leavePartial(file, size: 3_000)
         let longer = Data(Self.content[3_000...]) + Data(repeating: 7, count: 500)
         let (executor, _) = Self.server { Self.part(from: $0, body: longer) }
-        let error = await expectCourierError { _ = try await executor.download(.get |> url(api + "/f"), to: file) }
-        guard case .transport(let failure) = error?.cause else {
-            Issue.record("expected a transport failure, got \(String(describing: error))")
-            return
-        }
-        #expect(failure.kind == .badResponse)
+        #expect(await failureKind(downloading: file, with: executor) == .badResponse)
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
@@ -168,12 +174,7 @@ struct DownloadHardeningTests {
         try leavePartial(file, size: 3_000)
         let shorter = Data(Self.content[3_000..<6_000])
         let (executor, _) = Self.server { Self.part(from: $0, body: shorter) }
-        let error = await expectCourierError { _ = try await executor.download(.get |> url(api + "/f"), to: file) }
-        guard case .transport(let failure) = error?.cause else {
-            Issue.record("expected a transport failure, got \(String(describing: error))")
-            return
-        }
-        #expect(failure.kind == .truncatedBody)
+        #expect(await failureKind(downloading: file, with: executor) == .truncatedBody)
         #expect(!FileManager.default.fileExists(atPath: file.path))
         let kept = try Data(contentsOf: URL(fileURLWithPath: file.path + ".partial"))
         #expect(kept == Self.content.prefix(6_000))
@@ -190,12 +191,7 @@ struct DownloadHardeningTests {
         let executor = InMemoryExecutor { _ in
             Stub.stream([Data(Self.content.prefix(5_000))], headers: [.eTag: "\"v1\"", .contentLength: "\(Self.content.count)"])
         }
-        let error = await expectCourierError { _ = try await executor.download(.get |> url(api + "/f"), to: file) }
-        guard case .transport(let failure) = error?.cause else {
-            Issue.record("expected a transport failure, got \(String(describing: error))")
-            return
-        }
-        #expect(failure.kind == .truncatedBody)
+        #expect(await failureKind(downloading: file, with: executor) == .truncatedBody)
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 }
