@@ -19,10 +19,10 @@ public struct DownloadOptions: Sendable {
     ///   - resumes: Whether to continue a partial file; `true` by default.
     ///   - progress: Receives progress.
     ///   - verify: Checks the complete file before it is moved into place.
-    ///   - stream: The stream's buffer limits; 4 MiB in memory (then the spill file) by default.
+    ///   - stream: The stream's buffer limits; 8 MiB in memory (then the spill file) by default.
     public init(
         resumes: Bool = true, progress: TransferProgress? = nil, verify: (@Sendable (URL) async throws -> Void)? = nil,
-        stream: StreamOptions = StreamOptions(bufferLimit: 4 << 20)
+        stream: StreamOptions = StreamOptions(bufferLimit: 8 << 20)
     ) {
         self.resumes = resumes
         self.progress = progress
