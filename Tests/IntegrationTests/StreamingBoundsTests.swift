@@ -37,7 +37,13 @@ func peakGrowth(during body: () async throws -> Void) async rethrows -> Int {
 /// What the stream server could write of a `/bytes?key=K` body before the client hung up.
 struct Sent: Decodable { var sent: Int; var done: Bool }
 
-extension StreamingTests {
+/// What a stop leaves behind, on fast loopback transfers of up to a gibibyte. A suite of its own,
+/// run by scripts/test in a process of its own after every other suite: FoundationNetworking
+/// goes on reading (and inflating) for a moment after each stop these tests cause, and requests
+/// of other suites in the same process would wait behind that.
+@Suite("Integration: streaming bounds", .serialized)
+struct StreamingBoundsTests {
+    let executor = HTTPBin.executor()
     /// Whether the stream server's `/bytes` write under `key` ended (the client hung up) within
     /// five seconds.
     private func serverStopped(key: String) async throws -> Bool {
@@ -127,9 +133,7 @@ extension StreamingTests {
         #expect(growth < 256 << 20, "grew \(growth >> 20) MiB")
         #expect(try await serverStopped(key: key))
     }
-}
 
-extension StreamingTests {
     /// A file that shrinks while it is uploaded fails the upload at once, saying so (the server
     /// would otherwise wait for the bytes announced).
     @Test func aFileThatShrinksWhileItIsUploadedFailsAtOnce() async throws {
