@@ -65,7 +65,7 @@ public final class URLSessionExecutor: Executor {
         let delegate = SessionDelegate(redirects: redirects, maximumResponseSize: maximumResponseSize)
         self.delegate = delegate
         self.configuration = configuration
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit {
@@ -77,7 +77,7 @@ public final class URLSessionExecutor: Executor {
         streaming.withLock { existing in
             if let existing { return existing }
             let delegate = StreamingSessionDelegate(redirects: delegate.redirects, maximumResponseSize: delegate.maximumResponseSize)
-            let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue()), delegate)
+            let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate)
             existing = made
             return made
         }
@@ -157,7 +157,7 @@ public final class URLSessionExecutor: Executor {
             }
         }
         let delegate = StreamingSessionDelegate(redirects: redirects, maximumResponseSize: maximumResponseSize)
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         let cleanup: @Sendable () -> Void = {
             producer.cancel()
             pipe.close()

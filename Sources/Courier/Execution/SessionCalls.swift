@@ -1,0 +1,28 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The calls into URLSession that wait for the session's work queue (`cancel`, `resume`, making a
+/// task), made on a queue of their own: not on the delegate queue, whose callbacks would then wait
+/// behind libcurl (a stopped transfer used to call `cancel()` once per arriving chunk, each waiting
+/// for the work queue, while the chunks piled up), and never on a Swift concurrency thread, which
+/// they could block for as long as libcurl reads.
+///
+/// One per session: a serial queue, which libdispatch backs with a thread of its own while a call
+/// waits (a call can wait as long as libcurl's current read burst), so a session whose work queue
+/// is busy holds up neither the shared worker threads nor another session's calls.
+final class SessionCalls: Sendable {
+    private let queue = DispatchQueue(label: "Courier.SessionCalls", qos: .userInitiated)
+
+    /// Runs `call` soon, on this session's calls queue.
+    func run(_ call: @escaping @Sendable () -> Void) {
+        queue.async(execute: call)
+    }
+
+    /// Cancels `task` without waiting for it.
+    func cancel(_ task: URLSessionTask) {
+        queue.async { task.cancel() }
+    }
+}
