@@ -209,10 +209,6 @@ final class DownloadFiles {
         let error = POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         return CourierError(.fileFailure("\(message): \(error.localizedDescription)"), request: request, underlyingError: error)
     }
-
-    static func fileError(_ message: String, _ error: any Error, _ request: Request) -> CourierError {
-        CourierError(.fileFailure("\(message): \(error.localizedDescription)"), request: request, underlyingError: error)
-    }
 }
 
 private func systemWrite(_ file: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
