@@ -207,7 +207,7 @@ struct HardeningTests {
 /// Records the URL of every request that reaches the transport.
 private struct Watch: Middleware {
     let seen: Box<[String]>
-    func intercept(_ request: Request, next: Next) async throws -> Response {
+    func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         seen.withLock { $0.append((try? request.validatedURL().absoluteString) ?? "") }
         return try await next(request)
     }
@@ -216,7 +216,7 @@ private struct Watch: Middleware {
 /// Counts attempts that reach the transport.
 private struct Count: Middleware {
     let attempts: Box<Int>
-    func intercept(_ request: Request, next: Next) async throws -> Response {
+    func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         attempts.withLock { $0 += 1 }
         return try await next(request)
     }

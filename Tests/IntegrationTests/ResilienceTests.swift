@@ -13,7 +13,7 @@ struct ResilienceTests {
     /// Counts requests that reach the transport.
     struct Counter: Middleware {
         let count = CountBox()
-        func intercept(_ request: Request, next: Next) async throws -> Response {
+        func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
             count.increment()
             return try await next(request)
         }

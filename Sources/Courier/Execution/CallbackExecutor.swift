@@ -31,15 +31,17 @@ public struct CallbackExecutor: Executor {
         self.transport = transport
     }
 
-    /// Sends `request` through the transport.
-    /// - Parameter request: The request.
+    /// Sends `request` through the transport; the body comes back in hand.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: Unused: a completion-handler transport delivers the body whole.
     /// - Returns: The response.
     /// - Throws: ``CourierError`` for an invalid request, the transport's error, or
     ///   `CancellationError`.
-    public func execute(_ request: Request) async throws -> Response {
+    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         try request.validate()
         let transport = self.transport
-        return try await withCallback { complete in transport(request, complete) }
+        return StreamedResponse(try await withCallback { complete in transport(request, complete) })
     }
 
     /// An executor over `URLSession.dataTask(with:completionHandler:)`.

@@ -1,36 +1,44 @@
 import Foundation
 
-/// Something that sends a ``Request`` and returns the raw ``Response``.
+/// Something that sends a ``Request`` and returns the response head with its body: the one
+/// contract every transport implements.
 ///
-/// `Executor` has one requirement; everything else (``send(_:)-(Resource<Value>)``, status
-/// validation, decoding, completion handlers, middleware) is built on it in extensions, so
-/// validation and decoding live in exactly one place whatever the transport.
+/// `Executor` has exactly one requirement, ``execute(_:options:)``: send the request, return as
+/// soon as the status and headers are in, with the body either already in hand
+/// (``ByteStream/init(_:)``, ``ByteStream/bufferedData``) or still arriving (a live
+/// ``ByteStream``). Everything else is built on it in extensions, in one place whatever the
+/// transport: ``send(_:)-(Request)`` and ``send(_:)-(Resource<Value>)`` (validation, deadlines,
+/// decoding), ``stream(_:options:)``, ``download(_:to:options:)``, the completion-handler forms,
+/// pagination and ``Middleware`` (``with(_:)``).
 ///
 /// Courier ships ``URLSessionExecutor`` (the network), ``CallbackExecutor`` (any
-/// completion-handler transport) and ``InMemoryExecutor`` (tests and offline demos). Wrap any of
-/// them with ``Middleware`` using ``with(_:)``.
+/// completion-handler transport), ``InMemoryExecutor`` (tests and offline demos) and
+/// ``HARReplayExecutor`` (recorded traffic).
+///
+/// ```swift
+/// struct Canned: Executor {
+///     func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+///         StreamedResponse(status: 200, body: ByteStream(Data("hello".utf8)))
+///     }
+/// }
+/// ```
 public protocol Executor: Sendable {
-    /// Sends `request` and returns the response, whatever its status.
+    /// Sends `request` and returns its response head as soon as it arrives, with the body in
+    /// hand or still arriving.
     ///
     /// Implementations must not send a request with ``Request/problems`` (rendering it with
-    /// ``Request/urlRequest()`` checks this) and should end promptly when the task is cancelled.
-    /// - Parameter request: The request.
-    /// - Returns: The response.
-    /// - Throws: A transport error; ``send(_:)-(Request)`` maps it to ``CourierError``.
-    func execute(_ request: Request) async throws -> Response
-
-    /// Sends `request` and returns as soon as the status and headers are in, with the body still
-    /// arriving; see ``stream(_:options:)``.
-    ///
-    /// The default implementation calls ``execute(_:)`` and hands the buffered body over as one
-    /// chunk, so every executor can stream; executors that can do better (``URLSessionExecutor``,
-    /// ``InMemoryExecutor``, ``HARReplayExecutor``, ``MiddlewareExecutor``) implement it.
+    /// ``Request/urlRequest()`` checks this), should stop promptly when the task is cancelled,
+    /// and stop the transfer when the body stream is stopped or dropped. A transport that can
+    /// gather a body faster than it can stream it may do so when
+    /// ``StreamOptions/buffersBody`` says the caller will read it whole anyway.
     /// - Parameters:
     ///   - request: The request.
-    ///   - options: The buffer limit and progress reporting.
-    /// - Returns: The response head and its body stream.
-    /// - Throws: A transport error before the head arrived; later failures are thrown by the body.
-    func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse
+    ///   - options: How the body is delivered: buffer limits, upload progress, whether the
+    ///     caller reads it whole.
+    /// - Returns: The response head and its body, whatever the status.
+    /// - Throws: A transport error before the head arrived (``send(_:)-(Request)`` maps it to
+    ///   ``CourierError``); later failures are thrown by the body.
+    func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse
 }
 
 /// A decoded value with the response it came from.
@@ -84,11 +92,17 @@ extension Executor {
         try request.validate()
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
         do {
-            guard let deadline = request.effectiveDeadline else { return try await execute(request) }
-            return try await withDeadline(.seconds(deadline), request: request) { try await execute(request) }
+            guard let deadline = request.effectiveDeadline else { return try await buffered(request) }
+            return try await withDeadline(.seconds(deadline), request: request) { try await buffered(request) }
         } catch {
             throw CourierError.wrapping(error, request: request)
         }
+    }
+
+    /// The response with its whole body: in hand when the transport gathered it, read from the
+    /// stream otherwise.
+    private func buffered(_ request: Request) async throws -> Response {
+        try await execute(request, options: .buffered).collect(upTo: .max)
     }
 }
 

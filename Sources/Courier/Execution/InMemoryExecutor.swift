@@ -177,43 +177,17 @@ public final class InMemoryExecutor: Executor {
     /// Forgets the recorded requests.
     public func reset() { recorded.withLock { $0 = ([], 0) } }
 
-    /// Records `request` and answers with the handler's stub.
-    /// - Parameter request: The request.
-    /// - Returns: The stub's response, with the request's URL.
-    /// - Throws: ``CourierError`` for an invalid request (which is not recorded), the stub's
-    ///   failure, or `CancellationError` when cancelled during a delay.
-    public func execute(_ request: Request) async throws -> Response {
-        let (stub, url) = try await answer(request)
-        switch stub.outcome {
-        case .response(var response):
-            if response.url == nil { response.url = url }
-            return response
-        case .failure(let error):
-            throw error
-        case .stream(let script):
-            // Buffered: the whole script, with its pauses, then the fault if it has one.
-            var body = Data()
-            for chunk in script.chunks {
-                if let interval = script.interval { try await sleep(interval) }
-                body.append(chunk)
-            }
-            if let failure = script.failure { throw failure }
-            var response = script.head
-            response.body = body
-            if response.url == nil { response.url = url }
-            return response
-        }
-    }
-
-    /// Records `request` and answers with the handler's stub as a stream: a ``Stub/stream(_:status:headers:every:)``
-    /// stub delivers its chunks one by one (pausing `every` on the executor's clock, with
-    /// backpressure from the reader), then its fault if it has one; other stubs are one chunk.
+    /// Records `request` and answers with the handler's stub: a response stub with its body in
+    /// hand; a ``Stub/stream(_:status:headers:every:)`` stub with its chunks one by one (pausing
+    /// `every` on the executor's clock, with backpressure from the reader), then its fault if it
+    /// has one.
     /// - Parameters:
     ///   - request: The request.
-    ///   - options: The buffer limit.
-    /// - Returns: The head and the body stream.
-    /// - Throws: As ``execute(_:)``, before the head.
-    public func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+    ///   - options: The buffer limit of a streamed stub.
+    /// - Returns: The head and the body, with the request's URL.
+    /// - Throws: ``CourierError`` for an invalid request (which is not recorded), the stub's
+    ///   failure, or `CancellationError` when cancelled during a delay.
+    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         let (stub, url) = try await answer(request)
         let script: Stub.Script
         switch stub.outcome {
@@ -226,7 +200,6 @@ public final class InMemoryExecutor: Executor {
             script = streamed
         }
         var head = script.head
-        head.body = Data()
         if head.url == nil { head.url = url }
         let (body, continuation) = ByteStream.makeStream(bufferLimit: options.bufferLimit)
         let sleep = self.sleep
@@ -242,7 +215,7 @@ public final class InMemoryExecutor: Executor {
             }
         }
         continuation.onTermination { producer.cancel() }
-        return StreamedResponse(status: head.status, headers: head.headers, url: head.url, body: body)
+        return StreamedResponse(head: head, body: body)
     }
 
     /// Validates and records `request`, then takes its stub and waits out the stub's delay.
@@ -266,14 +239,5 @@ public final class InMemoryExecutor: Executor {
         if let delay = stub.delay { try await sleep(delay) }
         try Task.checkCancellation()
         return (stub, url)
-    }
-}
-
-extension Request {
-    /// The percent-encoded path as sent, without the query: `/v1/users/a%2Fb`.
-    public var path: String {
-        let target = target(redacting: nil)
-        guard let mark = target.firstIndex(of: "?") else { return target }
-        return String(target[..<mark])
     }
 }

@@ -83,16 +83,27 @@ public final class URLSessionExecutor: Executor {
         }
     }
 
-    /// Sends `request` and returns once the head arrives, with the body streaming in bounded
-    /// memory; a ``Request/bodySource`` is uploaded from a file (a temporary one for parts and
-    /// sequences), reporting to ``StreamOptions/uploadProgress``.
+    /// Sends `request` and returns once the head arrives.
+    ///
+    /// When ``StreamOptions/buffersBody`` is set and the request has no ``Request/bodySource``,
+    /// the body is gathered by the session and handed over in hand; otherwise it streams in
+    /// bounded memory, and a ``Request/bodySource`` is uploaded from a file (a temporary one for
+    /// parts and sequences), reporting to ``StreamOptions/uploadProgress``.
     /// - Parameters:
     ///   - request: The request.
-    ///   - options: The buffer limit and upload progress.
-    /// - Returns: The head and the body stream.
+    ///   - options: How the body is delivered.
+    /// - Returns: The head and the body.
     /// - Throws: ``CourierError`` for an invalid request, `URLError` from the session, or
     ///   `CancellationError`.
-    public func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        if options.buffersBody && request.bodySource == nil {
+            return StreamedResponse(try await buffered(request))
+        }
+        return try await streamed(request, options: options)
+    }
+
+    /// Sends `request` with the body streaming through the streaming session's delegate.
+    private func streamed(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         var urlRequest = try request.urlRequest(attachingBodySource: false)
         if case .sequence(let shot)? = request.bodySource?.storage {
             return try await streamSequence(shot, urlRequest, for: request, options: options)
@@ -175,16 +186,9 @@ public final class URLSessionExecutor: Executor {
         }
     }
 
-    /// Sends `request` with a data task.
-    /// - Parameter request: The request.
-    /// - Returns: The response, whatever its status.
-    /// - Throws: ``CourierError`` for an invalid request, `URLError` from the session, or
-    ///   `CancellationError`.
-    public func execute(_ request: Request) async throws -> Response {
-        if request.bodySource != nil {
-            // Uploads read at send time go through the streaming session.
-            return try await executeStream(request, options: StreamOptions()).collect(upTo: maximumResponseSize ?? Int.max)
-        }
+    /// Sends `request` (which has no body source) with a data task, the body gathered by the
+    /// session.
+    private func buffered(_ request: Request) async throws -> Response {
         let urlRequest = try request.urlRequest()
         let session = self.session
         let delegate = self.delegate

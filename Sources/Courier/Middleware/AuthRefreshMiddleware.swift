@@ -83,13 +83,15 @@ public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Du
     /// - Returns: The response.
     /// - Throws: ``CourierError`` with ``CourierError/Cause/authenticationFailed(_:)`` when no
     ///   credential can be had, or whatever `next` throws.
-    public func intercept(_ request: Request, next: Next) async throws -> Response {
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         guard let origin = request.baseURL.flatMap(Origin.init), origins.contains(origin) else {
             return try await next(request)
         }
         let credential = try await currentOrRefreshed(rejected: nil)
         let response = try await next(apply(request, credential))
         guard response.status == 401 else { return response }
+        // The rejected attempt's body is not wanted: stop its transfer whatever comes next.
+        response.body.cancel()
         let fresh = try await currentOrRefreshed(rejected: credential)
         return try await next(apply(request, fresh))
     }

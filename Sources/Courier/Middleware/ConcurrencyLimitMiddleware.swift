@@ -22,26 +22,15 @@ public struct ConcurrencyLimitMiddleware: Middleware {
     /// The number of requests waiting for a slot.
     public var waiting: Int { gate.state.withLock { $0.waiters.count } }
 
-    /// Waits for a slot, sends the request, and frees the slot.
+    /// Waits for a slot, sends the request, and frees the slot when the body is in: at once for
+    /// a body in hand, at the end of a streamed body (read to the end, failed, cancelled or
+    /// dropped), not when its head arrives.
     /// - Parameters:
     ///   - request: The request.
     ///   - next: The rest of the chain.
     /// - Returns: The response.
     /// - Throws: `CancellationError` when cancelled while waiting, or whatever `next` throws.
-    public func intercept(_ request: Request, next: Next) async throws -> Response {
-        try await gate.acquire()
-        defer { gate.release() }
-        return try await next(request)
-    }
-
-    /// Waits for a slot and holds it until the streamed body ends (read to the end, failed,
-    /// cancelled or dropped), not just until the head arrives.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - next: The rest of the chain.
-    /// - Returns: The streamed response.
-    /// - Throws: `CancellationError` when cancelled while waiting, or whatever `next` throws.
-    public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         try await gate.acquire()
         let streamed: StreamedResponse
         do {
@@ -49,6 +38,10 @@ public struct ConcurrencyLimitMiddleware: Middleware {
         } catch {
             gate.release()
             throw error
+        }
+        guard streamed.body.bufferedData == nil else {
+            gate.release()
+            return streamed
         }
         var held = streamed
         let gate = self.gate

@@ -4,7 +4,9 @@
 ///
 /// Requests are identical when their ``Request`` values are equal: method, URL, headers
 /// (credentials included, so different users never share), body and options. Every caller gets
-/// the same response or the same error. A waiting caller that is cancelled stops waiting at once;
+/// the same response or the same error. Only bodies in hand are shared (a stream can be read
+/// once): when the shared request's answer is a stream, it goes to the caller that sent it, and
+/// each caller that waited sends its own. A waiting caller that is cancelled stops waiting at once;
 /// if the caller that is sending the shared request is cancelled, the callers still waiting start
 /// a new shared request.
 public struct DeduplicationMiddleware: Middleware {
@@ -16,23 +18,13 @@ public struct DeduplicationMiddleware: Middleware {
     /// The number of distinct requests in flight.
     public var inFlight: Int { flights.withLock { $0.count } }
 
-    /// Streams are never shared: a body can be read once. The request goes straight on.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - next: The rest of the chain.
-    /// - Returns: The streamed response.
-    /// - Throws: Whatever `next` throws.
-    public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
-        try await next(request)
-    }
-
     /// Sends the request, or joins an identical one already in flight.
     /// - Parameters:
     ///   - request: The request.
     ///   - next: The rest of the chain.
     /// - Returns: The (shared) response.
     /// - Throws: The shared error, or `CancellationError` when this caller is cancelled.
-    public func intercept(_ request: Request, next: Next) async throws -> Response {
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         guard request.method == .get || request.method == .head else { return try await next(request) }
         let (flight, isLeader) = flights.withLock { flights -> (Flight, Bool) in
             if let existing = flights[request] { return (existing, false) }
@@ -42,19 +34,21 @@ public struct DeduplicationMiddleware: Middleware {
         }
         guard isLeader else {
             do {
-                return try await flight.wait()
+                // A streamed answer went to the caller that sent it: send this one's own.
+                guard let shared = try await flight.wait() else { return try await next(request) }
+                return shared
             } catch where Self.isCancellation(error) && !Task.isCancelled {
                 // The caller that was sending it went away; the callers still waiting start a
                 // new shared request (one of them leads it).
                 return try await intercept(request, next: next)
             }
         }
-        let result: Result<Response, any Error>
+        let result: Result<StreamedResponse, any Error>
         do { result = .success(try await next(request)) } catch { result = .failure(error) }
         flights.withLock { flights in
             if flights[request] === flight { flights.removeValue(forKey: request) }
         }
-        flight.finish(with: result)
+        flight.finish(with: result.map { $0.body.bufferedData == nil ? nil : $0 })
         return try result.get()
     }
 
@@ -67,15 +61,15 @@ public struct DeduplicationMiddleware: Middleware {
     /// The callers waiting for one shared request.
     final class Flight: Sendable {
         private struct State {
-            var result: Result<Response, any Error>?
-            var waiters: [UInt64: CheckedContinuation<Response, any Error>] = [:]
+            var result: Result<StreamedResponse?, any Error>?
+            var waiters: [UInt64: CheckedContinuation<StreamedResponse?, any Error>] = [:]
             var nextID: UInt64 = 0
         }
 
         private let state = Locked(State())
 
-        func finish(with result: Result<Response, any Error>) {
-            let waiters = state.withLock { state -> [CheckedContinuation<Response, any Error>] in
+        func finish(with result: Result<StreamedResponse?, any Error>) {
+            let waiters = state.withLock { state -> [CheckedContinuation<StreamedResponse?, any Error>] in
                 state.result = result
                 defer { state.waiters.removeAll() }
                 return Array(state.waiters.values)
@@ -83,14 +77,14 @@ public struct DeduplicationMiddleware: Middleware {
             for waiter in waiters { waiter.resume(with: result) }
         }
 
-        func wait() async throws -> Response {
+        func wait() async throws -> StreamedResponse? {
             let id = state.withLock { state -> UInt64 in
                 state.nextID += 1
                 return state.nextID
             }
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
-                    let finished = state.withLock { state -> Result<Response, any Error>? in
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<StreamedResponse?, any Error>) in
+                    let finished = state.withLock { state -> Result<StreamedResponse?, any Error>? in
                         if let result = state.result { return result }
                         state.waiters[id] = continuation
                         return nil

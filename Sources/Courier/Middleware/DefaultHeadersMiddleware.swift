@@ -22,7 +22,7 @@ public struct DefaultHeadersMiddleware: Middleware {
     ///   - next: The rest of the chain.
     /// - Returns: The response.
     /// - Throws: Whatever `next` throws.
-    public func intercept(_ request: Request, next: Next) async throws -> Response {
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         var request = request
         for field in headers where !request.headers.contains(field.name) {
             request.headers.add(field.name, field.value)

@@ -143,29 +143,6 @@ public struct LoggingMiddleware: Middleware {
     /// straddles the cap is still recognised (and hidden) before the text is cut.
     static let redactionMargin = 4096
 
-    /// Logs the request, sends it on, and logs the response or failure.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - next: The rest of the chain.
-    /// - Returns: The response.
-    /// - Throws: Whatever `next` throws, unchanged.
-    public func intercept(_ request: Request, next: Next) async throws -> Response {
-        let exchange = begin(request)
-        do {
-            let response = try await next(request)
-            // Headers Foundation delivered are converted (and redacted) only if the sink reads them.
-            var received = exchange.event(.response, head: response.redactingHeaders(with: exchange.redaction))
-            if case .on = bodies {
-                received.responseBody = logged(response.body, type: response.headers[.contentType], redactor: exchange.redactor)
-            }
-            sink(received)
-            return response
-        } catch {
-            sink(exchange.failure(error, request: request))
-            throw error
-        }
-    }
-
     /// What one logged exchange keeps between its events: the redacted request, the redaction
     /// in force, the body redactor (only when bodies are logged) and when it started.
     private struct Exchange: Sendable {
@@ -203,15 +180,16 @@ public struct LoggingMiddleware: Middleware {
         return exchange
     }
 
-    /// Logs the request and the head as ``intercept(_:next:)`` does, then a
-    /// ``Event/Kind/streamEnded`` event when the body ends, with the byte count and (when bodies
-    /// are logged) the start of the body, up to the cap; the body is never held whole.
+    /// Logs the request, sends it on, and logs the response or failure. A body in hand is
+    /// logged with the response; for a streamed body, a ``Event/Kind/streamEnded`` event follows
+    /// when it ends, with the byte count and (when bodies are logged) the start of the body, up to
+    /// the cap: the body is never held whole.
     /// - Parameters:
     ///   - request: The request.
     ///   - next: The rest of the chain.
-    /// - Returns: The streamed response, observed.
+    /// - Returns: The response, unchanged (a streamed body observed).
     /// - Throws: Whatever `next` throws, unchanged.
-    public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         let exchange = begin(request)
         let streamed: StreamedResponse
         do {
@@ -219,6 +197,17 @@ public struct LoggingMiddleware: Middleware {
         } catch {
             sink(exchange.failure(error, request: request))
             throw error
+        }
+        if let body = streamed.body.bufferedData {
+            // Headers Foundation delivered are converted (and redacted) only if the sink reads them.
+            var whole = streamed.head
+            whole.body = body
+            var received = exchange.event(.response, head: whole.redactingHeaders(with: exchange.redaction))
+            if case .on = bodies {
+                received.responseBody = logged(body, type: streamed.headers[.contentType], redactor: exchange.redactor)
+            }
+            sink(received)
+            return streamed
         }
         let head = streamed.head.redactingHeaders(with: exchange.redaction)
         sink(exchange.event(.response, head: head))

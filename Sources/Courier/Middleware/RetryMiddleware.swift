@@ -94,11 +94,11 @@ public struct RetryMiddleware<C: Clock>: Middleware where C.Duration == Duration
     ///   - next: The rest of the chain.
     /// - Returns: The first acceptable response, or the last one.
     /// - Throws: The last error, or `CancellationError`.
-    public func intercept(_ request: Request, next: Next) async throws -> Response {
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         let start = clock.now
         var attempt = 1
         while true {
-            let outcome: Result<Response, any Error>
+            let outcome: Result<StreamedResponse, any Error>
             do {
                 outcome = .success(try await next(request))
             } catch {
@@ -110,13 +110,15 @@ public struct RetryMiddleware<C: Clock>: Middleware where C.Duration == Duration
             if let deadline = policy.deadline, start.duration(to: clock.now) + wait > deadline {
                 return try outcome.get()
             }
+            // The next attempt supersedes this response: stop its transfer now.
+            try? outcome.get().body.cancel()
             try await clock.sleep(for: wait)
             attempt += 1
         }
     }
 
     /// The wait before the next attempt, or `nil` when the outcome is not retryable.
-    func delayBeforeRetry(_ attempt: Int, after outcome: Result<Response, any Error>) -> Duration? {
+    func delayBeforeRetry(_ attempt: Int, after outcome: Result<StreamedResponse, any Error>) -> Duration? {
         switch outcome {
         case .success(let response):
             guard policy.retryableStatuses.contains(response.status) else { return nil }

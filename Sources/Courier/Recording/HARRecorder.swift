@@ -56,40 +56,19 @@ public final class HARRecorder: Middleware {
         recorded.withLock { $0.entries.removeAll() }
     }
 
-    /// Sends the request through the rest of the chain and records the exchange.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - next: The rest of the chain.
-    /// - Returns: The response, unchanged.
-    /// - Throws: What the rest of the chain throws, unchanged.
-    public func intercept(_ request: Request, next: Next) async throws -> Response {
-        let order = nextOrder()
-        let started = Date()
-        let clock = ContinuousClock()
-        let start = clock.now
-        do {
-            let response = try await next(request)
-            record(request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order)
-            return response
-        } catch {
-            let wrapped = CourierError.wrapping(error, request: request)
-            record(request, response: nil, error: wrapped, started: started, elapsed: clock.now - start, order: order)
-            throw error
-        }
-    }
-
     /// The most bytes of a streamed body kept for the recording; the rest is counted, not kept.
     public static let streamedBodyLimit = 4 << 20
 
-    /// Records a streamed exchange when its body ends, with the sizes of the chunks it arrived in
-    /// (so ``HARReplayExecutor`` replays it chunk by chunk). At most ``streamedBodyLimit`` bytes
-    /// of the body are kept; a longer body is recorded cut, with a comment saying so.
+    /// Sends the request through the rest of the chain and records the exchange: at once for a
+    /// body in hand; for a streamed body when it ends, with the sizes of the chunks it arrived
+    /// in (so ``HARReplayExecutor`` replays it chunk by chunk). At most ``streamedBodyLimit``
+    /// bytes of a streamed body are kept; a longer one is recorded cut, with a comment saying so.
     /// - Parameters:
     ///   - request: The request.
     ///   - next: The rest of the chain.
-    /// - Returns: The streamed response, observed.
+    /// - Returns: The response, unchanged (a streamed body observed).
     /// - Throws: What the rest of the chain throws, unchanged.
-    public func interceptStream(_ request: Request, next: StreamNext) async throws -> StreamedResponse {
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         let order = nextOrder()
         let started = Date()
         let clock = ContinuousClock()
@@ -101,6 +80,12 @@ public final class HARRecorder: Middleware {
             let wrapped = CourierError.wrapping(error, request: request)
             record(request, response: nil, error: wrapped, started: started, elapsed: clock.now - start, order: order)
             throw error
+        }
+        if let body = streamed.body.bufferedData {
+            var response = streamed.head
+            response.body = body
+            record(request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order)
+            return streamed
         }
         let kept = Locked((body: Data(), chunks: [Int](), total: 0))
         let head = streamed.head

@@ -55,27 +55,20 @@ public final class HARReplayExecutor: Executor {
         uses.withLock { uses in candidates.filter { uses[$0.index] == 0 }.map(\.entry) }
     }
 
-    /// Answers `request` with the matching recorded response.
-    /// - Parameter request: The request.
-    /// - Returns: The recorded response, with the request's URL.
+    /// Answers `request` with the matching recorded response: in hand when the caller reads the
+    /// body whole (``StreamOptions/buffersBody``) or it was recorded whole, otherwise chunk by
+    /// chunk as it was recorded (see `HAR.Content._chunks`).
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: Whether the body is read whole.
+    /// - Returns: The recorded head and its body, with the request's URL.
     /// - Throws: ``CourierError`` with cause ``CourierError/Cause/noRecordedResponse(_:)`` when
     ///   no entry matches, ``CourierError/Cause/invalidRecording(_:)`` for an entry whose body
     ///   cannot be decoded, or ``CourierError/Cause/transport(_:)`` for an entry recorded as a
     ///   failure.
-    public func execute(_ request: Request) async throws -> Response {
-        try await replay(request).response
-    }
-
-    /// Replays the recorded response as a stream: chunk by chunk as it was recorded (see
-    /// `HAR.Content._chunks`), or as one chunk for a buffered recording.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - options: Unused: the recorded body is already in memory.
-    /// - Returns: The recorded head and its body.
-    /// - Throws: As ``execute(_:)``.
-    public func executeStream(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         let (response, chunkSizes) = try await replay(request)
-        guard let chunkSizes, !chunkSizes.isEmpty else { return StreamedResponse(response) }
+        guard !options.buffersBody, let chunkSizes, !chunkSizes.isEmpty else { return StreamedResponse(response) }
         var chunks: [Data] = []
         var offset = response.body.startIndex
         for size in chunkSizes where size > 0 && offset < response.body.endIndex {
@@ -84,7 +77,7 @@ public final class HARReplayExecutor: Executor {
             offset = end
         }
         if offset < response.body.endIndex { chunks.append(response.body[offset...]) }
-        return StreamedResponse(status: response.status, headers: response.headers, url: response.url, body: ByteStream(chunks: chunks))
+        return StreamedResponse(head: response, body: ByteStream(chunks: chunks))
     }
 
     private func replay(_ request: Request) async throws -> (response: Response, chunks: [Int]?) {

@@ -371,3 +371,12 @@ extension Request {
         }
     }
 }
+
+extension Request {
+    /// The percent-encoded path as sent, without the query: `/v1/users/a%2Fb`.
+    public var path: String {
+        let target = target(redacting: nil)
+        guard let mark = target.firstIndex(of: "?") else { return target }
+        return String(target[..<mark])
+    }
+}

@@ -27,19 +27,34 @@ public struct ByteStream: AsyncSequence, Sendable {
     /// How many bytes may wait between producer and reader by default: 8 MiB.
     public static let defaultBufferLimit = 8 << 20
 
-    let channel: StreamChannel
-    /// Stops the transfer when the last copy of the stream is dropped.
-    private let lifetime: Lifetime
-
-    init(channel: StreamChannel) {
-        self.channel = channel
-        self.lifetime = Lifetime(channel)
+    /// Where the bytes are.
+    enum Source: Sendable {
+        /// The whole body, already in memory.
+        case inHand(Data)
+        /// A body still arriving through a channel; the lifetime stops the transfer when the last
+        /// copy of the stream goes away.
+        case live(StreamChannel, Lifetime)
     }
 
-    /// A stream of one chunk (none when `data` is empty): a buffered body in streaming form.
+    let source: Source
+    /// Watchers added by ``observing(chunk:end:)``, in the order they were added.
+    let observations: [Observation]
+
+    init(channel: StreamChannel) {
+        self.source = .live(channel, Lifetime(channel))
+        self.observations = []
+    }
+
+    private init(source: Source, observations: [Observation]) {
+        self.source = source
+        self.observations = observations
+    }
+
+    /// A body already in memory: one chunk (none when `data` is empty). Costs no buffer, no
+    /// task and no lock; ``bufferedData`` hands the bytes back as they are.
     /// - Parameter data: The whole body.
     public init(_ data: Data) {
-        self.init(chunks: [data])
+        self.init(source: .inHand(data), observations: [])
     }
 
     /// A stream of the given chunks (empty ones are skipped), already finished.
@@ -59,15 +74,45 @@ public struct ByteStream: AsyncSequence, Sendable {
         return (ByteStream(channel: channel), Continuation(channel: channel))
     }
 
-    /// Creates the iterator. A stream is read once: a second iteration continues where the first
-    /// stopped, or ends at once when the first one was abandoned (which stops the transfer).
+    /// The whole body when it is already in memory and nobody observes it (a buffered
+    /// transport's answer, a stub, a replay, ``init(_:)``); `nil` for a body still arriving.
+    ///
+    /// Middleware that needs the body (a logger, a recorder) reads it here at no cost, and
+    /// observes the stream (``observing(chunk:end:)``) only when this is `nil`. A body in hand can
+    /// be read any number of times.
+    public var bufferedData: Data? {
+        guard observations.isEmpty, case .inHand(let data) = source else { return nil }
+        return data
+    }
+
+    /// Creates the iterator. A stream that is still arriving is read once: a second iteration
+    /// continues where the first stopped, or ends at once when the first one was abandoned (which
+    /// stops the transfer).
     public func makeAsyncIterator() -> Iterator {
-        Iterator(channel: channel, lifetime: Lifetime(channel), stream: self)
+        switch source {
+        case .inHand(let data): Iterator(source: .inHand(data.isEmpty ? nil : data), observations: observations)
+        case .live(let channel, let lifetime):
+            Iterator(source: .live(channel, Lifetime(channel), stream: lifetime), observations: observations)
+        }
     }
 
     /// Stops the transfer now; a pending or later read throws ``CourierError/Cause/cancelled``.
+    /// Does nothing to a body in hand.
     public func cancel() {
-        channel.terminate(CourierError(.cancelled))
+        terminate(CourierError(.cancelled))
+    }
+
+    /// Stops the transfer with `error`: what a reader that gives up (a parser that found a
+    /// malformed line, a deadline) calls.
+    func terminate(_ error: CourierError) {
+        if case .live(let channel, _) = source { channel.terminate(error) }
+    }
+
+    /// Stops the transfer with an error, without keeping the stream alive (a timer holds this,
+    /// not the stream, so that dropping the stream still stops the transfer at once).
+    var stopper: @Sendable (CourierError) -> Void {
+        guard case .live(let channel, _) = source else { return { _ in } }
+        return { channel.terminate($0) }
     }
 
     /// Reads the whole body into memory, refusing more than `limit` bytes.
@@ -76,52 +121,100 @@ public struct ByteStream: AsyncSequence, Sendable {
     /// - Throws: ``CourierError/Cause/responseTooLarge(limit:)`` (the transfer is stopped) or the
     ///   stream's error.
     public func collect(upTo limit: Int) async throws(CourierError) -> Data {
+        let limit = Swift.max(0, limit)
+        if let data = bufferedData {
+            guard data.count <= limit else { throw CourierError(.responseTooLarge(limit: limit)) }
+            return data
+        }
         var data = Data()
         var iterator = makeAsyncIterator()
         while let chunk = try await iterator.next() {
-            guard data.count + chunk.count <= Swift.max(0, limit) else {
-                cancel()
-                throw CourierError(.responseTooLarge(limit: Swift.max(0, limit)))
+            guard data.count + chunk.count <= limit else {
+                iterator.stop(CourierError(.responseTooLarge(limit: limit)))
+                throw CourierError(.responseTooLarge(limit: limit))
             }
             data.append(chunk)
         }
         return data
     }
 
-    /// The same stream, with `chunk` called for each chunk the reader takes and `end` called once
-    /// when reading ends: `nil` at a normal end, the error otherwise (also when the stream is
-    /// dropped or cancelled unread). For middleware that logs, records or counts a body.
+    /// A stream of the same body with `chunk` called for each chunk the reader takes and `end`
+    /// called once when reading ends: `nil` at a normal end, the error otherwise (also when the
+    /// stream is stopped, or dropped unread). For middleware that logs, records or counts a body.
+    ///
+    /// This stream is left as it was: read the returned one instead (its ``bufferedData`` is
+    /// `nil`, so that every reader goes past the observer).
     /// - Parameters:
     ///   - chunk: Called with each chunk, on the reading task.
     ///   - end: Called once at the end.
-    /// - Returns: The observed stream; read it instead of this one.
+    /// - Returns: The observed stream.
     public func observing(
         chunk: @escaping @Sendable (Data) -> Void, end: @escaping @Sendable (CourierError?) -> Void
     ) -> ByteStream {
-        channel.observe(StreamChannel.Observer(chunk: chunk, end: end))
-        return self
+        let observation = Observation(chunk: chunk, end: end)
+        if case .live(let channel, _) = source {
+            channel.onStop { [weak observation] error in observation?.finish(error) }
+        }
+        return ByteStream(source: source, observations: observations + [observation])
     }
 
     /// Reads the chunks of a ``ByteStream``.
     public struct Iterator: AsyncIteratorProtocol {
-        let channel: StreamChannel
-        let lifetime: Lifetime
-        /// Keeps the stream's own lifetime while iterating a temporary (`for … in response.body`).
-        let stream: ByteStream
+        enum Source {
+            /// What is left of a body in hand.
+            case inHand(Data?)
+            /// The channel, this iterator's lifetime, and the stream's own (kept while iterating a
+            /// temporary: `for … in response.body`).
+            case live(StreamChannel, Lifetime, stream: Lifetime)
+        }
+
+        var source: Source
+        let observations: [Observation]
 
         /// The next chunk, or `nil` at the end.
         /// - Throws: ``CourierError``: the transport's failure, a deadline, cancellation.
         public mutating func next() async throws(CourierError) -> Data? {
-            try await channel.next()
+            let chunk: Data?
+            switch source {
+            case .inHand(let data):
+                source = .inHand(nil)
+                chunk = data
+            case .live(let channel, _, _):
+                do {
+                    chunk = try await channel.next()
+                } catch {
+                    for observation in observations { observation.finish(error) }
+                    throw error
+                }
+            }
+            report(chunk)
+            return chunk
         }
 
         /// The next chunk and every chunk already waiting behind it, up to about `maximum`
         /// bytes, joined; `nil` at the end. Fewer, larger reads for consumers with a per-call
         /// cost (a file write).
         mutating func nextBatch(upTo maximum: Int) async throws(CourierError) -> Data? {
-            guard var batch = try await channel.next() else { return nil }
-            while batch.count < maximum, let more = channel.poll() { batch.append(more) }
+            guard var batch = try await next() else { return nil }
+            guard case .live(let channel, _, _) = source else { return batch }
+            while batch.count < maximum, let more = channel.poll() {
+                report(more)
+                batch.append(more)
+            }
             return batch
+        }
+
+        /// Stops the transfer with `error` (the reader gives up on it).
+        func stop(_ error: CourierError) {
+            if case .live(let channel, _, _) = source { channel.terminate(error) }
+            for observation in observations { observation.finish(error) }
+        }
+
+        private func report(_ chunk: Data?) {
+            guard !observations.isEmpty else { return }
+            for observation in observations {
+                if let chunk { observation.chunk(chunk) } else { observation.finish(nil) }
+            }
         }
     }
 
@@ -159,6 +252,27 @@ public struct ByteStream: AsyncSequence, Sendable {
         /// Whether the stream has ended or been stopped.
         public var isClosed: Bool { channel.isClosed }
     }
+}
+
+/// One ``ByteStream/observing(chunk:end:)`` watcher: its end runs once, at the first of the
+/// reader's end, the stream's stop, or the last copy of the observed stream going away.
+final class Observation: Sendable {
+    let chunk: @Sendable (Data) -> Void
+    private let end: @Sendable (CourierError?) -> Void
+    private let ended = Locked(false)
+
+    init(chunk: @escaping @Sendable (Data) -> Void, end: @escaping @Sendable (CourierError?) -> Void) {
+        self.chunk = chunk
+        self.end = end
+    }
+
+    /// Runs `end` unless it already ran.
+    func finish(_ error: CourierError?) {
+        guard ended.withLock({ ended in defer { ended = true }; return !ended }) else { return }
+        end(error)
+    }
+
+    deinit { finish(CourierError(.cancelled)) }
 }
 
 /// Stops a stream's transfer when the last reference to a stream (or iterator) goes away.

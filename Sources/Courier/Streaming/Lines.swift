@@ -198,7 +198,7 @@ extension ByteStream {
                         do {
                             try splitter.feed(chunk) { ready.append($0) }
                         } catch {
-                            base.channel.terminate(CourierError.wrapping(error, request: nil))
+                            base.stop(CourierError.wrapping(error, request: nil))
                             throw CourierError.wrapping(error, request: nil)
                         }
                     } else {

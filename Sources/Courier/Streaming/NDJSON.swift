@@ -65,7 +65,7 @@ extension ByteStream {
                             }
                         } catch {
                             let failure = CourierError.wrapping(error, request: nil)
-                            base.channel.terminate(failure)
+                            base.stop(failure)
                             throw failure
                         }
                     }
@@ -78,7 +78,7 @@ extension ByteStream {
                         var failure = DecodingFailure(value: Value.self, error: error, body: line)
                         failure.message = "line \(number): " + failure.message
                         let courierError = CourierError(.decodingFailed(failure))
-                        base.channel.terminate(courierError)
+                        base.stop(courierError)
                         throw courierError
                     }
                 }

@@ -237,7 +237,7 @@ extension ByteStream {
                         try parser.feed(chunk) { ready.append($0) }
                     } catch {
                         let failure = CourierError.wrapping(error, request: nil)
-                        base.channel.terminate(failure)
+                        base.stop(failure)
                         throw failure
                     }
                 }
@@ -247,7 +247,7 @@ extension ByteStream {
                     ended = true
                     ready = []
                     index = 0
-                    base.channel.terminate(CourierError(.cancelled))
+                    base.stop(CourierError(.cancelled))
                     return nil
                 }
                 return event
@@ -279,7 +279,7 @@ extension ByteStream {
                 do {
                     return try event.decode(Value.self, decoder: decoder)
                 } catch {
-                    base.base.channel.terminate(error)
+                    base.base.stop(error)
                     throw error
                 }
             }

@@ -19,12 +19,6 @@ final class StreamChannel: Sendable {
         case failed(CourierError)
     }
 
-    /// Watches what the consumer reads; see ``ByteStream/observing(chunk:end:)``.
-    struct Observer: Sendable {
-        var chunk: @Sendable (Data) -> Void
-        var end: @Sendable (CourierError?) -> Void
-    }
-
     private struct State {
         /// The spill ceiling this stream counts against (the process's, unless a test's own).
         let budget: SpillBudget
@@ -37,9 +31,9 @@ final class StreamChannel: Sendable {
         var terminated = false
         var reader: UnsafeContinuation<Data?, any Error>?
         var writer: UnsafeContinuation<Bool, Never>?
-        var onTermination: [@Sendable () -> Void] = []
-        var observers: [Observer] = []
-        var observersEnded = false
+        var onTermination: [@Sendable (CourierError) -> Void] = []
+        /// The consumer has seen the end (`nil` or an error): a later stop changes nothing.
+        var endSeen = false
         /// Bytes that did not fit in memory, in order, on disk: `[spillRead, spillCommitted)` is
         /// written and unread, `[spillCommitted, spillEnd)` is being written.
         var spill: SpillFile?
@@ -264,19 +258,24 @@ final class StreamChannel: Sendable {
         writer?.resume(returning: false)
         guard let reader else { return }
         if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
-        endObservers(error)
     }
 
     /// Registers an action run once when the stream is stopped from the consumer's side
     /// (cancelled, overflowed, timed out, dropped unread): the producer's cue to stop the transfer.
     /// Runs at once if the stream is already stopped.
     func onTermination(_ action: @escaping @Sendable () -> Void) {
+        onStop { _ in action() }
+    }
+
+    /// Registers an action run once, with the error, when the stream is stopped from the
+    /// consumer's side; at once (with ``CourierError/Cause/cancelled``) if it already was.
+    func onStop(_ action: @escaping @Sendable (CourierError) -> Void) {
         let runNow = state.withLock { state -> Bool in
             guard !state.terminated else { return true }
             state.onTermination.append(action)
             return false
         }
-        if runNow { action() }
+        if runNow { action(CourierError(.cancelled)) }
     }
 
     /// Whether the stream has ended or been stopped, so a producer can stop early.
@@ -287,28 +286,22 @@ final class StreamChannel: Sendable {
     /// Stops the stream at once: buffered chunks are dropped, a waiting read throws `error`, the
     /// producer is told to stop. Does nothing once the consumer has read the end.
     func terminate(_ error: CourierError) {
-        let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: UnsafeContinuation<Bool, Never>?, actions: [@Sendable () -> Void])? in
+        let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: UnsafeContinuation<Bool, Never>?, actions: [@Sendable (CourierError) -> Void])? in
             guard !state.terminated else { return nil }
             state.terminated = true
             state.chunks = []
             state.head = 0
             state.buffered = 0
             state.dropSpill()
-            if !state.observersEnded { state.end = .failed(error) }
+            if !state.endSeen { state.end = .failed(error) }
             let actions = state.onTermination
             state.onTermination = []
             return (state.reader.take(), state.writer.take(), actions)
         }
         guard let stopped else { return }
         stopped.writer?.resume(returning: false)
-        for action in stopped.actions { action() }
+        for action in stopped.actions { action(error) }
         stopped.reader?.resume(throwing: error)
-        endObservers(error)
-    }
-
-    /// Adds an observer of what the consumer reads.
-    func observe(_ observer: Observer) {
-        state.withLock { $0.observers.append(observer) }
     }
 
     /// The next chunk, `nil` at the end; throws the stream's error, or ``CourierError/Cause/cancelled``
@@ -373,13 +366,12 @@ final class StreamChannel: Sendable {
         }
         switch result {
         case .success(let chunk?):
-            for observer in state.withLock({ $0.observers }) { observer.chunk(chunk) }
             return chunk
         case .success(nil):
-            endObservers(nil)
+            state.withLock { $0.endSeen = true }
             return nil
         case .failure(let error):
-            endObservers(error)
+            state.withLock { $0.endSeen = true }
             throw error
         }
     }
@@ -397,17 +389,7 @@ final class StreamChannel: Sendable {
             terminate(Self.spillFailure)
             return nil
         }
-        for observer in state.withLock({ $0.observers }) { observer.chunk(bytes) }
         return bytes
-    }
-
-    private func endObservers(_ error: CourierError?) {
-        let observers = state.withLock { state -> [Observer] in
-            guard !state.observersEnded else { return [] }
-            state.observersEnded = true
-            return state.observers
-        }
-        for observer in observers { observer.end(error) }
     }
 }
 

@@ -1,22 +1,36 @@
 import Foundation
 
-/// A response whose status and headers have arrived and whose body is still arriving.
+/// A response head (status, headers, URL) with its body: in hand, or still arriving.
 ///
-/// ``Executor/stream(_:options:)`` returns one as soon as the head is in; read ``body`` to get the
-/// rest. Whatever the status: check it (or call ``validated(_:)``) before reading.
+/// Every ``Executor`` returns one: ``Executor/stream(_:options:)`` hands it over as soon as the
+/// head is in, and ``Executor/send(_:)-(Request)`` reads its body into a ``Response``. Whatever
+/// the status: check it (or call ``validated(_:)``) before reading.
 public struct StreamedResponse: Sendable {
-    /// The status code.
-    public var status: Int
-    /// The header fields.
-    public var headers: HTTPHeaders
-    /// The URL of the response, after redirects.
-    public var url: URL?
+    /// Status, headers and URL, with an empty body (headers Foundation delivered stay unconverted
+    /// until read).
+    private var metadata: Response
     /// The body, in chunks.
     public var body: ByteStream
     /// The request this answers, when ``Executor/stream(_:options:)`` made it: errors built from
     /// this response hide that request's secrets (a server that reflects a token in an error
     /// page cannot put it in an error's description).
     var request: Request?
+
+    /// The status code.
+    public var status: Int {
+        get { metadata.status }
+        set { metadata.status = newValue }
+    }
+    /// The header fields.
+    public var headers: HTTPHeaders {
+        get { metadata.headers }
+        set { metadata.headers = newValue }
+    }
+    /// The URL of the response, after redirects.
+    public var url: URL? {
+        get { metadata.url }
+        set { metadata.url = newValue }
+    }
 
     /// Creates a streamed response.
     /// - Parameters:
@@ -25,21 +39,29 @@ public struct StreamedResponse: Sendable {
     ///   - url: The URL of the response.
     ///   - body: The body.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), url: URL? = nil, body: ByteStream) {
-        self.status = status
-        self.headers = headers
-        self.url = url
+        self.metadata = Response(status: status, headers: headers, url: url)
         self.body = body
     }
 
-    /// A buffered response in streaming form: its body as one chunk.
-    /// - Parameter response: The response.
-    public init(_ response: Response) {
-        self.init(status: response.status, headers: response.headers, url: response.url, body: ByteStream(response.body))
+    /// A response head with a body.
+    /// - Parameters:
+    ///   - head: The status, headers and URL; its body is ignored.
+    ///   - body: The body.
+    public init(head: Response, body: ByteStream) {
+        var metadata = head
+        metadata.body = Data()
+        self.metadata = metadata
+        self.body = body
     }
 
-    /// The status, headers and URL as a ``Response`` with an empty body: what middleware sees of
-    /// a stream.
-    public var head: Response { Response(status: status, headers: headers, url: url) }
+    /// A buffered response in this form: its body in hand.
+    /// - Parameter response: The response.
+    public init(_ response: Response) {
+        self.init(head: response, body: ByteStream(response.body))
+    }
+
+    /// The status, headers and URL as a ``Response`` with an empty body.
+    public var head: Response { metadata }
 
     /// Whether the status is in the 2xx range.
     public var isSuccess: Bool { (200..<300).contains(status) }
@@ -58,7 +80,9 @@ public struct StreamedResponse: Sendable {
     /// - Throws: ``CourierError/Cause/responseTooLarge(limit:)`` or the stream's error.
     public func collect(upTo limit: Int = 16 << 20) async throws(CourierError) -> Response {
         do {
-            return Response(status: status, headers: headers, body: try await body.collect(upTo: limit), url: url)
+            var response = metadata
+            response.body = try await body.collect(upTo: limit)
+            return response
         } catch {
             throw error.request == nil && request != nil ? CourierError(error.cause, request: request, response: error.response, underlyingError: error.underlyingError) : error
         }
@@ -84,7 +108,7 @@ public struct StreamedResponse: Sendable {
     }
 }
 
-/// How a stream is buffered and reported.
+/// How a response body is delivered: buffered or streamed, within which limits, reporting what.
 public struct StreamOptions: Sendable {
     /// The most bytes that may wait between the network and the reader; see
     /// ``CourierError/Cause/slowConsumer(bufferLimit:)``. ``ByteStream/defaultBufferLimit`` by default.
@@ -101,6 +125,17 @@ public struct StreamOptions: Sendable {
     /// Receives upload progress (bytes sent) as the request body goes out; download progress is
     /// counted by whoever reads the body (``Executor/download(_:to:options:)`` does).
     public var uploadProgress: TransferProgress?
+    /// Whether the caller reads the whole body into memory (``Executor/send(_:)-(Request)`` sets
+    /// this): a transport that gathers a body faster than it streams one may then hand it over in
+    /// hand (``ByteStream/bufferedData``). Limits still apply. `false` by default.
+    public var buffersBody = false
+
+    /// The options ``Executor/send(_:)-(Request)`` uses: the body read whole.
+    public static var buffered: StreamOptions {
+        var options = StreamOptions()
+        options.buffersBody = true
+        return options
+    }
 
     /// Creates options.
     /// - Parameters:

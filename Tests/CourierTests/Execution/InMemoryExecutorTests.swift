@@ -101,7 +101,7 @@ struct InMemoryExecutorTests {
         #expect(problems.map(\.kind) == [.invalidHeaderValue])
         #expect(executor.requests.isEmpty)
         // Calling execute directly is checked too.
-        await #expect(throws: CourierError.self) { _ = try await executor.execute(Request.get |> path("x")) }
+        await #expect(throws: CourierError.self) { _ = try await executor.execute(Request.get |> path("x"), options: .buffered) }
     }
 
     @Test func anyStatusHeadersAndBody() async throws {

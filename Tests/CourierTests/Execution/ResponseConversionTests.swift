@@ -106,7 +106,9 @@ struct ResponseConversionTests {
     /// An executor answering every request with one Foundation response, as URLSession would.
     struct FoundationAnswer: Executor {
         let http: HTTPURLResponse
-        func execute(_ request: Request) async throws -> Response { Response(http: http, body: Data("{}".utf8)) }
+        func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+            StreamedResponse(Response(http: http, body: Data("{}".utf8)))
+        }
     }
 
     @Test func loggedHeadersAreRedactedWhenFinallyRead() async throws {

@@ -97,7 +97,7 @@ struct AuthRefreshTests {
         let request = me.request
         let late = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await auth.intercept(request) { try await server.execute($0) }
+            return try await auth.intercept(request) { try await server.execute($0, options: .buffered) }
         }
         await #expect(throws: CancellationError.self) { _ = try await late.value }
         release.withLock { $0?.resume() }

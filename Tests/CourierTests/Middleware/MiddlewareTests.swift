@@ -8,7 +8,7 @@ struct MiddlewareTests {
     struct Tracer: Middleware {
         let name: String
         let trace: Box<[String]>
-        func intercept(_ request: Request, next: Next) async throws -> Response {
+        func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
             trace.withLock { $0.append("\(name) in") }
             let response = try await next(request |> addingHeader("X-Seen-By", name))
             trace.withLock { $0.append("\(name) out") }
@@ -37,8 +37,8 @@ struct MiddlewareTests {
 
     @Test func middlewareCanShortCircuit() async throws {
         struct Offline: Middleware {
-            func intercept(_ request: Request, next: Next) async throws -> Response {
-                Response(status: 503, body: Data("offline".utf8))
+            func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
+                StreamedResponse(Response(status: 503, body: Data("offline".utf8)))
             }
         }
         let base = InMemoryExecutor { _ in .status(200) }
@@ -49,9 +49,11 @@ struct MiddlewareTests {
 
     @Test func middlewareCanCallNextMoreThanOnce() async throws {
         struct RetryOnce: Middleware {
-            func intercept(_ request: Request, next: Next) async throws -> Response {
+            func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
                 let first = try await next(request)
-                return first.status == 503 ? try await next(request) : first
+                guard first.status == 503 else { return first }
+                first.body.cancel()
+                return try await next(request)
             }
         }
         let attempts = Box(0)
@@ -65,7 +67,7 @@ struct MiddlewareTests {
 
     @Test func requestMadeInvalidByMiddlewareIsNotSent() async {
         struct Corrupt: Middleware {
-            func intercept(_ request: Request, next: Next) async throws -> Response {
+            func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
                 try await next(request |> header("X-Bad", "a\r\nInjected: 1"))
             }
         }

@@ -1,0 +1,202 @@
+import Courier
+import Foundation
+import Testing
+
+/// The one-requirement contract: an executor returns a head with its body in hand or still
+/// arriving, and middleware handles both without buffering a stream.
+@Suite("Transport contract")
+struct TransportContractTests {
+    /// An executor whose body the test feeds by hand, after the head has been returned; it
+    /// records the options each call got and whether the transfer was stopped.
+    final class Manual: Executor {
+        let continuations = Box<[ByteStream.Continuation]>([])
+        let options = Box<[StreamOptions]>([])
+        let stopped = Box(0)
+        let status: Int
+
+        init(status: Int = 200) { self.status = status }
+
+        func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+            try request.validate()
+            self.options.withLock { $0.append(options) }
+            let (stream, continuation) = ByteStream.makeStream(bufferLimit: 1 << 20)
+            let stopped = self.stopped
+            continuation.onTermination { stopped.withLock { $0 += 1 } }
+            continuations.withLock { $0.append(continuation) }
+            return StreamedResponse(status: status, headers: ["Content-Type": "text/plain"], body: stream)
+        }
+
+        var last: ByteStream.Continuation? { continuations.withLock { $0.last } }
+    }
+
+    /// Every middleware Courier ships that can stand in one chain.
+    static func everyMiddleware(events: Box<[LoggingMiddleware.Event]>, recorder: HARRecorder) -> [any Middleware] {
+        [
+            DefaultHeadersMiddleware(["X-Client": "tests"]),
+            LoggingMiddleware(bodies: .on(maxBytes: 64)) { event in events.withLock { $0.append(event) } },
+            recorder,
+            RetryMiddleware(),
+            ConcurrencyLimitMiddleware(limit: 2),
+            DeduplicationMiddleware(),
+            AuthRefreshMiddleware(origins: [api], credential: "token") { _ in "fresh" },
+        ]
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func noShippedMiddlewareBuffersAStream() async throws {
+        let base = Manual()
+        let events = Box<[LoggingMiddleware.Event]>([])
+        let recorder = HARRecorder()
+        let executor = MiddlewareExecutor(base: base, middleware: Self.everyMiddleware(events: events, recorder: recorder))
+        // The head comes back while the body has not started: nothing in the chain waited for it.
+        let response = try await executor.stream(Request.get |> baseURL(api) |> path("feed"))
+        #expect(response.status == 200)
+        #expect(response.body.bufferedData == nil)
+        let continuation = try #require(base.last)
+        var iterator = response.body.makeAsyncIterator()
+        for index in 0..<3 {
+            continuation.yield(Data("chunk \(index)\n".utf8))
+            // Each chunk reaches the reader on its own, before the next one exists.
+            #expect(try await iterator.next() == Data("chunk \(index)\n".utf8))
+        }
+        continuation.finish()
+        #expect(try await iterator.next() == nil)
+        let kinds: [LoggingMiddleware.Event.Kind] = events.withLock { $0.map(\.kind) }
+        #expect(kinds == [.request, .response, .streamEnded])
+        let ended = try #require(events.withLock { $0.last })
+        #expect(ended.streamedBytes == 24)
+        #expect(recorder.entries.count == 1)
+        #expect(recorder.entries.first?.response.content.size == 24)
+    }
+
+    @Test func sendAsksForTheBodyWholeAndStreamDoesNot() async throws {
+        let base = Manual()
+        let sending = Task { try await base.send(Request.get |> baseURL(api)) }
+        while base.last == nil { await Task.yield() }
+        base.last?.yield(Data("all".utf8))
+        base.last?.finish()
+        #expect(try await sending.value.body == Data("all".utf8))
+        _ = try await base.stream(Request.get |> baseURL(api))
+        let asked: [Bool] = base.options.withLock { $0.map(\.buffersBody) }
+        #expect(asked == [true, false])
+    }
+
+    @Test func aCustomExecutorGetsEveryFormFromItsOneMethod() async throws {
+        struct Canned: Executor {
+            func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+                StreamedResponse(status: 200, headers: ["Content-Type": "application/json"], body: ByteStream(Data(#"{"id":1,"name":"Ada"}"#.utf8)))
+            }
+        }
+        let resource = Request.get |> baseURL(api) |> path("me") |> decode(User.self)
+        #expect(try await Canned().send(resource) == User(id: 1, name: "Ada"))
+        let streamed = try await Canned().stream(resource.request)
+        #expect(try await streamed.body.collect(upTo: 100) == Data(#"{"id":1,"name":"Ada"}"#.utf8))
+        let completed = await withCheckedContinuation { (done: CheckedContinuation<Result<User, CourierError>, Never>) in
+            Canned().send(resource) { done.resume(returning: $0) }
+        }
+        #expect(try completed.get() == User(id: 1, name: "Ada"))
+    }
+
+    @Test func aBodyInHandCostsNoStreamAndReadsAgain() async throws {
+        let body = ByteStream(Data("hello".utf8))
+        #expect(body.bufferedData == Data("hello".utf8))
+        #expect(try await body.collect(upTo: 5) == Data("hello".utf8))
+        var chunks: [Data] = []
+        for try await chunk in body { chunks.append(chunk) }
+        #expect(chunks == [Data("hello".utf8)])
+        await #expect(throws: CourierError.self) { _ = try await body.collect(upTo: 4) }
+        var empty = ByteStream(Data()).makeAsyncIterator()
+        #expect(try await empty.next() == nil)
+    }
+
+    @Test func observingReturnsANewStreamAndLeavesTheOriginalAlone() async throws {
+        let seen = Box<[Data]>([])
+        let ends = Box<[String]>([])
+        let original = ByteStream(Data("abc".utf8))
+        let observed = original.observing(
+            chunk: { chunk in seen.withLock { $0.append(chunk) } },
+            end: { error in ends.withLock { $0.append(error.map { "\($0.cause)" } ?? "end") } })
+        // The original is unchanged: still in hand, and reading it calls no observer.
+        #expect(original.bufferedData == Data("abc".utf8))
+        #expect(try await original.collect(upTo: 10) == Data("abc".utf8))
+        #expect(seen.withLock { $0.isEmpty })
+        // The observed one goes past its observer, even for a body in hand.
+        #expect(observed.bufferedData == nil)
+        #expect(try await observed.collect(upTo: 10) == Data("abc".utf8))
+        #expect(seen.withLock { $0 } == [Data("abc".utf8)])
+        #expect(ends.withLock { $0 } == ["end"])
+    }
+
+    @Test func anObservedStreamDroppedUnreadEndsItsObserverOnce() async throws {
+        let ends = Box<[CourierError?]>([])
+        let (stream, continuation) = ByteStream.makeStream()
+        let stopped = Box(false)
+        continuation.onTermination { stopped.withLock { $0 = true } }
+        do {
+            let observed = stream.observing(chunk: { _ in }, end: { error in ends.withLock { $0.append(error) } })
+            observed.cancel()
+        }
+        #expect(stopped.withLock { $0 })
+        let causes: [String] = ends.withLock { $0.map { $0.map { "\($0.cause)" } ?? "nil" } }
+        #expect(causes == ["cancelled"])
+    }
+
+    @Test func aRetrySupersedingAStreamStopsItsTransfer() async throws {
+        let base = Manual(status: 503)
+        let policy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1))
+        let executor = base.with(RetryMiddleware(policy: policy))
+        let response = try await executor.stream(Request.get |> baseURL(api))
+        #expect(response.status == 503)
+        // The first attempt's transfer was stopped when the second replaced it; the second runs.
+        #expect(base.stopped.withLock { $0 } == 1)
+        #expect(base.continuations.withLock { $0.count } == 2)
+        #expect(base.last?.isClosed == false)
+    }
+
+    @Test func aConcurrencySlotIsFreeAtOnceForABodyInHandAndHeldForAStream() async throws {
+        let limit = ConcurrencyLimitMiddleware(limit: 1)
+        let inHand = InMemoryExecutor { _ in .text("ok") }.with(limit)
+        _ = try await inHand.send(Request.get |> baseURL(api))
+        #expect(limit.inFlight == 0)
+        let base = Manual()
+        let streaming = base.with(limit)
+        let response = try await streaming.stream(Request.get |> baseURL(api))
+        #expect(limit.inFlight == 1)
+        base.last?.finish()
+        for try await _ in response.body {}
+        #expect(limit.inFlight == 0)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func deduplicationNeverSharesAStream() async throws {
+        /// Holds every call until released, then answers with a live stream of its own.
+        final class Held: Executor {
+            let base = Manual()
+            let waiting = Box<[CheckedContinuation<Void, Never>]>([])
+            func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+                await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }
+                return try await base.execute(request, options: options)
+            }
+        }
+        let held = Held()
+        let executor = held.with(DeduplicationMiddleware())
+        let request = Request.get |> baseURL(api) |> path("feed")
+        let leader = Task { try await executor.stream(request) }
+        while held.waiting.withLock({ $0.isEmpty }) { await Task.yield() }
+        let followers = (0..<2).map { _ in Task { try await executor.stream(request) } }
+        // Time for the followers to join the leader's flight (they send their own either way).
+        try await Task.sleep(for: .milliseconds(50))
+        while held.base.continuations.withLock({ $0.count }) < 3 {
+            for waiter in held.waiting.withLock({ waiting in defer { waiting.removeAll() }; return waiting }) { waiter.resume() }
+            await Task.yield()
+        }
+        let responses = [try await leader.value] + [try await followers[0].value, try await followers[1].value]
+        for (index, continuation) in held.base.continuations.withLock({ $0 }).enumerated() {
+            continuation.yield(Data("\(index)".utf8))
+            continuation.finish()
+        }
+        var bodies: [String] = []
+        for response in responses { bodies.append(String(decoding: try await response.body.collect(upTo: 10), as: UTF8.self)) }
+        #expect(bodies.sorted() == ["0", "1", "2"])
+    }
+}
