@@ -221,6 +221,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 class Server(http.server.ThreadingHTTPServer):
+    # The default listen backlog (5) drops connections when many clients connect at once (the
+    # concurrency tests open 64): a dropped SYN costs a second, a full queue a reset.
+    request_queue_size = 256
+
     def handle_error(self, request, client_address):
         # Clients that go away mid-request (cancellation tests) are expected; anything else is
         # printed as usual.
