@@ -238,29 +238,3 @@ public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
         code.map { "\(message) (code \($0))" } ?? message
     }
 }
-
-/// Why a response body could not be decoded.
-public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
-    /// The type that was expected.
-    public var typeName: String
-    /// What the decoder reported, including the coding path.
-    public var message: String
-    /// The first bytes of the body as text, with values of secret-looking JSON keys hidden.
-    public var bodySnippet: String
-
-    /// Creates a decoding failure.
-    /// - Parameters:
-    ///   - typeName: The expected type.
-    ///   - message: What the decoder reported.
-    ///   - bodySnippet: The start of the body.
-    public init(typeName: String, message: String, bodySnippet: String) {
-        self.typeName = typeName
-        self.message = message
-        self.bodySnippet = bodySnippet
-    }
-
-    /// The explanation with the snippet.
-    public var description: String {
-        "could not decode \(typeName): \(message); body starts: \(bodySnippet.debugDescription)"
-    }
-}

@@ -108,35 +108,3 @@ public struct ResponseDecoder<Value>: Sendable {
         return mapped
     }
 }
-
-extension DecodingFailure {
-    /// Describes `error` for `value`, with a redacted snippet of `body`.
-    init<Value>(value: Value.Type, error: any Error, body: Data, redactor: BodyRedactor = .standard) {
-        let message: String
-        switch error {
-        case let error as DecodingError: message = error.summary
-        case let error as any CustomStringConvertible: message = error.description
-        default: message = "\(type(of: error))"
-        }
-        self.init(
-            typeName: "\(Value.self)", message: redactor.redact(message),
-            bodySnippet: BodySnippet.make(from: body, redactor: redactor))
-    }
-}
-
-extension DecodingError {
-    /// Where decoding stopped and why, in one line: `at items.0.id: type mismatch for Int: …`.
-    var summary: String {
-        func path(_ context: DecodingError.Context) -> String {
-            let joined = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return joined.isEmpty ? "" : "at \(joined): "
-        }
-        switch self {
-        case .typeMismatch(let type, let context): return "\(path(context))type mismatch for \(type): \(context.debugDescription)"
-        case .valueNotFound(let type, let context): return "\(path(context))missing \(type) value: \(context.debugDescription)"
-        case .keyNotFound(let key, let context): return "\(path(context))missing key \"\(key.stringValue)\""
-        case .dataCorrupted(let context): return "\(path(context))\(context.debugDescription)"
-        @unknown default: return "decoding error"
-        }
-    }
-}

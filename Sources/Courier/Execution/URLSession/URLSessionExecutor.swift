@@ -257,14 +257,3 @@ public final class URLSessionExecutor: Executor {
         return .success(Response(http: http, body: data ?? Data()))
     }
 }
-
-extension Response {
-    /// Creates a response from Foundation's.
-    /// - Parameters:
-    ///   - http: The HTTP response.
-    ///   - body: The body bytes.
-    public init(http: HTTPURLResponse, body: Data) {
-        self.init(status: http.statusCode, body: body, url: http.url)
-        headerStorage = .foundation(PendingHeaders(http))
-    }
-}

@@ -1,27 +1,5 @@
 import Foundation
 
-/// The start of a body as text, for error messages, with secrets hidden (see ``BodyRedactor``).
-enum BodySnippet {
-    /// How many characters a snippet keeps.
-    static let limit = 256
-
-    /// Makes a snippet of `body`; binary bodies are summarised by size. Secrets are hidden in the
-    /// first 4 KiB before it is cut, so a cut never exposes part of one.
-    static func make(from body: Data, redactor: BodyRedactor = .standard) -> String {
-        if body.isEmpty { return "" }
-        let head = body.prefix(4096)
-        guard let text = String(data: head, encoding: .utf8) ?? String(data: head.dropLast(3), encoding: .utf8),
-            !text.contains("\0")
-        else { return "<\(body.count) bytes of binary data>" }
-        let redacted = redactor.redact(text)
-        if redacted.count <= limit && head.count == body.count { return redacted }
-        return String(redacted.prefix(limit)) + "…"
-    }
-
-    /// Hides secrets in `text` with the standard names only.
-    static func redact(_ text: String) -> String { BodyRedactor.standard.redact(text) }
-}
-
 /// Hides secrets in a body shown as text (logs, HAR files, curl commands, error snippets).
 ///
 /// Three passes, so that a secret is hidden whatever shape the body has:
@@ -331,38 +309,5 @@ struct BodyRedactor: Sendable {
             if isBoundary(byte) || byte == UInt8(ascii: "=") { nameStart = index }
         }
         return String(decoding: output, as: UTF8.self)
-    }
-}
-
-extension Request {
-    /// The secret values this request carries, for hiding them where a server echoes them:
-    /// values of sensitive headers (and the credential after an auth scheme), cookie values,
-    /// sensitive query values and URL userinfo.
-    func secretValues(extra: Redaction = Redaction()) -> [String] {
-        let policy = redaction.merging(extra)
-        var values: [String] = []
-        for field in headers where policy.isSensitive(header: field.name) || headers.sensitiveNames.contains(field.name) {
-            values.append(field.value)
-            let parts = field.value.split(separator: " ", maxSplits: 1)
-            if parts.count == 2 { values.append(String(parts[1]).trimmingCharacters(in: .whitespaces)) }
-            if field.name == .cookie {
-                for pair in field.value.split(separator: ";") {
-                    if let equals = pair.firstIndex(of: "=") { values.append(String(pair[pair.index(after: equals)...])) }
-                }
-            }
-        }
-        for item in queryItems where item.value != nil && policy.isSensitive(queryName: item.decodedName) {
-            if let value = item.value {
-                values.append(value)
-                if !item.isPercentEncoded { values.append(PercentEncoding.encode(value, allowed: .queryComponent)) }
-            }
-        }
-        if let baseURL {
-            if let password = baseURL.password { values.append(password) }
-            if let items = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)?.queryItems {
-                for item in items where policy.isSensitive(queryName: item.name) { values.append(item.value ?? "") }
-            }
-        }
-        return values.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }
