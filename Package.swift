@@ -12,12 +12,20 @@ let package = Package(
     name: "Courier",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
-        .library(name: "Courier", targets: ["Courier"])
+        .library(name: "Courier", targets: ["Courier"]),
+        // The transport conformance suite, for packages that bring an executor of their own.
+        .library(name: "CourierConformance", targets: ["CourierConformance"]),
     ],
     targets: [
         .target(
             name: "Courier",
             path: "Sources/Courier",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CourierConformance",
+            dependencies: ["Courier"],
+            path: "Sources/CourierConformance",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -34,13 +42,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "TestSupport"],
+            dependencies: ["Courier", "CourierConformance", "TestSupport"],
             path: "Tests/CourierTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Courier", "TestSupport"],
+            dependencies: ["Courier", "CourierConformance", "TestSupport"],
             path: "Tests/IntegrationTests",
             swiftSettings: strictSettings
         ),

@@ -28,8 +28,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             /// The exchange was stopped (cancelled, over the size limit): later chunks are dropped.
             var stopped = false
             var complete: (@Sendable (Result<Response, any Error>) -> Void)?
-            /// When data last arrived (or the current hop started), for the exact-timeout watchdog.
-            var lastActivity = DispatchTime.now()
+            /// Enforces a sub-second timeout, when the request has one.
+            var watchdog: IdleWatchdog?
         }
 
         let state: Locked<State>
@@ -47,7 +47,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 state.complete = nil
                 return (complete, result(state))
             }
-            if let (complete, outcome) = pending { complete(outcome) }
+            if let (complete, outcome) = pending {
+                state.withLock { $0.watchdog }?.stop()
+                complete(outcome)
+            }
         }
 
         var isFinished: Bool { state.withLock { $0.complete == nil } }
@@ -87,32 +90,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) -> @Sendable () -> Void {
         let chain = RedirectPolicy.Chain(starting: urlRequest, for: request)
         let exchange = Exchange(chain: chain, calls: calls, complete: complete)
-        launch(urlRequest, for: exchange, on: session)
-        if request.needsExactTimeoutWatchdog, let timeout = request.effectiveTimeout {
-            watch(exchange, idleLimit: timeout)
-        }
-        return { exchange.cancel() }
-    }
-
-    /// Fails the exchange with `URLError(.timedOut)` once no data has arrived for `idleLimit`
-    /// seconds: the transport's own timer counts whole seconds only on FoundationNetworking, so
-    /// a sub-second ``Request/timeout`` is enforced here, with the same meaning (time without
-    /// data, reset by every chunk that arrives).
-    private func watch(_ exchange: Exchange, idleLimit: TimeInterval) {
-        let limit = UInt64(idleLimit * 1e9)
-        @Sendable func check() {
-            guard !exchange.isFinished else { return }
-            let last = exchange.state.withLock { $0.lastActivity }
-            let now = DispatchTime.now().uptimeNanoseconds
-            let idle = now >= last.uptimeNanoseconds ? now - last.uptimeNanoseconds : 0
-            if idle >= limit {
-                exchange.finish { _ in .failure(URLError(.timedOut)) }
-                exchange.cancel()
-            } else {
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(limit - idle))) { check() }
+        if let watchdog = IdleWatchdog.forRequest(request) {
+            exchange.state.withLock { $0.watchdog = watchdog }
+            watchdog.start { [weak exchange] in
+                exchange?.finish { _ in .failure(URLError(.timedOut)) }
+                exchange?.cancel()
             }
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(limit))) { check() }
+        launch(urlRequest, for: exchange, on: session)
+        return { exchange.cancel() }
     }
 
     /// Makes and starts the task for one hop (both wait for the session's work queue, which must
@@ -126,7 +112,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 state.task = task
                 state.body = Data()
                 state.pendingRedirect = nil
-                state.lastActivity = DispatchTime.now()
+                state.watchdog?.touch()
                 return state.cancelled
             }
             if cancelled {
@@ -163,7 +149,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 return true
             }
             state.body.append(data)
-            state.lastActivity = DispatchTime.now()
+            state.watchdog?.touch()
             return false
         }
         if overLimit { tooLarge(exchange) }

@@ -47,12 +47,15 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         /// blocked on it (on the session's work queue) lets the cancellation through.
         let bodyPipe: PipeBuffer?
         let calls: SessionCalls
+        /// Enforces a sub-second timeout on every hop, upload and body, when the request has one.
+        let watchdog: IdleWatchdog?
 
         init(
             chain: RedirectPolicy.Chain, request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions,
             calls: SessionCalls, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
         ) {
             self.calls = calls
+            self.watchdog = IdleWatchdog.forRequest(request)
             self.state = Locked(State(chain: chain, head: head, uploadFile: uploadFile))
             self.channel = StreamChannel(limit: options.bufferLimit, spillLimit: options.spillLimit)
             self.request = request
@@ -102,6 +105,11 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { check() }
         }
 
+        /// Records activity for the sub-second timeout, when there is one.
+        func touch() {
+            watchdog?.touch()
+        }
+
         /// The current hop's body is sent: its file no longer matters.
         func uploadSent() {
             state.withLock { $0.watchedHop += 1 }
@@ -123,13 +131,17 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
         /// Ends the exchange: a failure before the head fails the call, after it the body.
         func end(_ error: (any Error)?) {
-            let (complete, problem) = state.withLock { state in
-                defer {
-                    state.head = nil
-                    state.ended = true
-                }
-                return (state.head, state.uploadProblem)
-            }
+            guard
+                let (complete, problem) = state.withLock({ state -> (HeadCompletion?, String?)? in
+                    guard !state.ended else { return nil }
+                    defer {
+                        state.head = nil
+                        state.ended = true
+                    }
+                    return (state.head, state.uploadProblem)
+                })
+            else { return }
+            watchdog?.stop()
             var failure = error.map { CourierError.wrapping($0, request: request) }
             // An upload stopped because its file shrank says so.
             if error != nil, let problem { failure = CourierError(.fileFailure(problem), request: request) }
@@ -163,6 +175,10 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             chain: chain, request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, calls: calls,
             cleanup: cleanup, head: head)
         transfer.channel.onTermination { transfer.cancel() }
+        transfer.watchdog?.start { [weak transfer] in
+            transfer?.end(URLError(.timedOut))
+            transfer?.cancel()
+        }
         launch(urlRequest, for: transfer, on: session)
         return { transfer.cancel() }
     }
@@ -191,6 +207,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
                 state.received = 0
                 return state.cancelled
             }
+            transfer.touch()
             if cancelled {
                 transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
                 transfer.end(URLError(.cancelled))
@@ -232,6 +249,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             return (false, state.received, !state.headDelivered)
         }
         guard !skip else { return }
+        transfer.touch()
         if needsHead, let http = dataTask.response as? HTTPURLResponse { transfer.deliverHead(http) }
         if let limit = maximumResponseSize, total > limit {
             // The reader gets what arrived within the limit, then the error; nothing more is kept.
@@ -247,6 +265,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         totalBytesExpectedToSend: Int64
     ) {
         guard let transfer = transfer(for: task) else { return }
+        transfer.touch()
         if totalBytesExpectedToSend > 0, totalBytesSent >= totalBytesExpectedToSend { transfer.uploadSent() }
         transfer.progress?.update(completed: totalBytesSent, expected: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
@@ -316,7 +335,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 extension StreamedResponse {
     /// The head of Foundation's response with `body` attached.
     init(http: HTTPURLResponse, body: ByteStream) {
-        let head = Response(http: http, body: Data())
-        self.init(status: head.status, headers: head.headers, url: head.url, body: body)
+        // Foundation's headers stay unconverted until read.
+        self.init(head: Response(http: http, body: Data()), body: body)
     }
 }

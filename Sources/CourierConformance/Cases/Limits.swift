@@ -1,0 +1,63 @@
+import Courier
+import Foundation
+
+extension ConformanceSuite {
+    /// The response size limit, counted after decompression, on every body.
+    static let limits: [ConformanceCase] = [
+        ConformanceCase("limits: a body over the size limit fails, buffered and streamed") { context in
+            let limited = context.executor(ConformanceOptions(maximumResponseSize: 1024))
+            let small = try await limited.send(context.httpbin() |> path("bytes", 512))
+            try context.expect(small.body.count == 512, "a body within the limit gave \(small.body.count) bytes")
+            for target in [context.httpbin() |> path("bytes", 4096), context.httpbin() |> path("stream-bytes", 100_000)] {
+                let error = try await context.error { _ = try await limited.send(target) }
+                guard case .responseTooLarge(1024) = error.cause else { throw context.failure("send: \(error)") }
+                let streamed = try await limited.stream(target)
+                let streamError = try await context.error { _ = try await streamed.body.collect(upTo: 1 << 20) }
+                guard case .responseTooLarge(1024) = streamError.cause else { throw context.failure("stream: \(streamError)") }
+            }
+        },
+        ConformanceCase("limits: the size limit counts bytes after decompression") { context in
+            // httpbin's /gzip is about 170 bytes on the wire and more once decompressed.
+            let error = try await context.error {
+                _ = try await context.executor(ConformanceOptions(maximumResponseSize: 200)).send(context.httpbin() |> path("gzip"))
+            }
+            guard case .responseTooLarge(200) = error.cause else { throw context.failure("\(error)") }
+            let roomy = try await context.executor(ConformanceOptions(maximumResponseSize: 4096)).send(context.httpbin() |> path("gzip"))
+            try context.expect(roomy.body.count > 200, "the decompressed body is \(roomy.body.count) bytes")
+        },
+        ConformanceCase("limits: the size limit applies to error bodies") { context in
+            // /status/418 answers with a teapot drawing well over 64 bytes.
+            let error = try await context.error {
+                _ = try await context.executor(ConformanceOptions(maximumResponseSize: 64)).send(context.httpbin() |> path("status", 418))
+            }
+            guard case .responseTooLarge(64) = error.cause else { throw context.failure("\(error)") }
+        },
+        ConformanceCase("authentication: a challenged 401 keeps its body under a size limit") { context in
+            let response = try await context.executor(ConformanceOptions(maximumResponseSize: 1 << 20)).send(
+                context.hostile() |> path("challenge") |> timeout(10))
+            try context.expect(response.status == 401, "got \(response.status)")
+            try context.expect(!response.body.isEmpty, "the 401's body was dropped")
+        },
+    ]
+
+    /// A body that is cut, corrupt or compressed arrives whole or fails with a typed error.
+    static let integrity: [ConformanceCase] = [
+        ConformanceCase("integrity: a body cut short is a transient truncation, buffered and streamed") { context in
+            let executor = context.executor()
+            let error = try await context.error { _ = try await executor.send(context.hostile() |> path("truncated")) }
+            try context.expect(error.transportKind == .truncatedBody, "send: \(error)")
+            try context.expect(error.isTransient, "send: a truncation must be transient (retryable)")
+            let streamed = try await executor.stream(context.stream() |> path("file") |> query("size", 100_000) |> query("cut", 1000))
+            let streamError = try await context.error { _ = try await streamed.body.collect(upTo: 1 << 20) }
+            try context.expect(streamError.isTransient, "stream: \(streamError) is not transient")
+        },
+        ConformanceCase("integrity: a corrupt compressed body is a typed error, a whole one is decoded") { context in
+            let executor = context.executor()
+            let error = try await context.error { _ = try await executor.send(context.hostile() |> path("gzip-corrupt")) }
+            try context.expect(error.transportKind == .badResponse, "\(error)")
+            struct Items: Decodable { var items: [Int] }
+            let items = try await executor.send(context.hostile() |> path("gzip") |> decode(Items.self))
+            try context.expect(items.items.count == 3000, "decoded \(items.items.count) of 3000 items")
+        },
+    ]
+}

@@ -1,0 +1,93 @@
+import Courier
+import Foundation
+
+extension ConformanceSuite {
+    /// Deadlines and timeouts, on every kind of body.
+    static let time: [ConformanceCase] = [
+        ConformanceCase("time: a deadline ends a slow response", needs: [.timing]) { context in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = try await context.error {
+                _ = try await context.executor().send(context.httpbin() |> path("delay", 8) |> deadline(1))
+            }
+            try context.expect(error.isTimeout, "got \(error)")
+            try context.expect(clock.now - start < .seconds(5), "the deadline of 1 s ended the call after \(clock.now - start)")
+        },
+        ConformanceCase("time: a deadline ends a streamed body that keeps arriving", needs: [.timing]) { context in
+            let response = try await context.executor().stream(
+                context.httpbin() |> path("drip") |> query("numbytes", 10) |> query("duration", 10) |> query("delay", 0) |> deadline(1))
+            let error = try await context.error { _ = try await response.body.collect(upTo: 100) }
+            try context.expect(error.isTimeout, "got \(error)")
+        },
+        ConformanceCase("time: a deadline ends a drip that never trips the idle timeout") { context in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = try await context.error {
+                _ = try await context.executor().send(
+                    context.httpbin() |> path("drip") |> query("duration", 8) |> query("numbytes", 8) |> query("delay", 0) |> timeout(3)
+                        |> deadline(1.5))
+            }
+            try context.expect(error.isTimeout, "got \(error)")
+            try context.expect(clock.now - start < .seconds(5), "ended after \(clock.now - start)")
+        },
+        ConformanceCase("time: a sub-second timeout is exact, buffered and streamed") { context in
+            let executor = context.executor()
+            let quick = try await executor.send(context.httpbin() |> path("delay", "0.05") |> timeout(0.5))
+            try context.expect(quick.status == 200, "a 50 ms answer under a 0.5 s timeout gave \(quick.status)")
+            let clock = ContinuousClock()
+            for streamed in [false, true] {
+                let start = clock.now
+                let slow = context.httpbin() |> path("delay", "1.5") |> timeout(0.3)
+                let error = try await context.error {
+                    if streamed { _ = try await executor.stream(slow).body.collect(upTo: 1 << 20) } else { _ = try await executor.send(slow) }
+                }
+                try context.expect(error.isTimeout, "streamed \(streamed): got \(error)")
+                try context.expect(clock.now - start < .milliseconds(900), "streamed \(streamed): a 0.3 s timeout fired after \(clock.now - start)")
+            }
+        },
+        ConformanceCase("time: a sub-second timeout counts time without data, buffered and streamed") { context in
+            let executor = context.executor()
+            // Six bytes over 1.2 s, one every 0.2 s: a 0.7 s idle timeout never fires.
+            let drip = context.httpbin() |> path("drip") |> query("duration", "1.2") |> query("numbytes", 6) |> query("delay", 0) |> timeout(0.7)
+            let buffered = try await executor.send(drip)
+            try context.expect(buffered.body.count == 6, "send gave \(buffered.body.count) of 6 bytes")
+            let streamed = try await executor.stream(drip).body.collect(upTo: 100)
+            try context.expect(streamed.count == 6, "stream gave \(streamed.count) of 6 bytes")
+        },
+        ConformanceCase("time: huge timeouts and deadlines do not trap") { context in
+            let executor = context.executor()
+            for seconds in [9.3e15, 1e20, Double.greatestFiniteMagnitude] {
+                let response = try await executor.send(context.httpbin() |> path("get") |> timeout(seconds) |> deadline(seconds))
+                try context.expect(response.status == 200, "\(seconds) s: \(response.status)")
+            }
+        },
+    ]
+
+    /// Cancelling the calling or reading task stops the transfer at once.
+    static let cancellation: [ConformanceCase] = [
+        ConformanceCase("cancellation: cancelling the task ends a request in flight", needs: [.timing]) { context in
+            let executor = context.executor()
+            let request = context.httpbin() |> path("delay", 8)
+            let clock = ContinuousClock()
+            let start = clock.now
+            let task = Task { try await executor.send(request) }
+            try await Task.sleep(for: .milliseconds(300))
+            task.cancel()
+            let error = try await context.error { _ = try await task.value }
+            try context.expect(error.isCancellation, "got \(error)")
+            try context.expect(clock.now - start < .seconds(5), "ended after \(clock.now - start)")
+        },
+        ConformanceCase("cancellation: cancelling the reading task stops a stream at once", needs: [.timing]) { context in
+            let response = try await context.executor().stream(
+                context.httpbin() |> path("drip") |> query("numbytes", 10) |> query("duration", 10) |> query("delay", 0))
+            let reader = Task { try await response.body.collect(upTo: 100) }
+            try await Task.sleep(for: .milliseconds(300))
+            let clock = ContinuousClock()
+            let start = clock.now
+            reader.cancel()
+            let error = try await context.error { _ = try await reader.value }
+            try context.expect(error.isCancellation, "got \(error)")
+            try context.expect(clock.now - start < .seconds(2), "the reader ended \(clock.now - start) after the cancel")
+        },
+    ]
+}

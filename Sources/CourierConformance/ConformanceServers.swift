@@ -1,0 +1,49 @@
+import Courier
+import Foundation
+
+/// Where the loopback test servers listen: two httpbin instances on different origins (the same
+/// server as `127.0.0.1` and as `localhost`, on two ports), the hostile server and the stream
+/// server from Courier's `scripts/`. `scripts/test` starts them all and exports their addresses.
+public struct ConformanceServers: Sendable, Hashable {
+    /// httpbin, for example `http://127.0.0.1:8081`.
+    public var httpbin: String
+    /// A second httpbin on another origin, for example `http://localhost:8082`.
+    public var otherOrigin: String
+    /// `scripts/hostile_server.py`: truncated, corrupt and hostile answers.
+    public var hostile: String
+    /// `scripts/stream_server.py`: files with ranges, server-sent events, upload checks.
+    public var stream: String
+
+    /// Creates the addresses.
+    /// - Parameters:
+    ///   - httpbin: The first httpbin.
+    ///   - otherOrigin: The second httpbin, on another origin.
+    ///   - hostile: The hostile server.
+    ///   - stream: The stream server.
+    public init(httpbin: String, otherOrigin: String, hostile: String, stream: String) {
+        self.httpbin = httpbin
+        self.otherOrigin = otherOrigin
+        self.hostile = hostile
+        self.stream = stream
+    }
+
+    /// The names of the environment variables `scripts/test` sets, in the order of the
+    /// properties.
+    public static let environmentNames = ["COURIER_HTTPBIN_URL", "COURIER_HTTPBIN_URL_2", "COURIER_HOSTILE_URL", "COURIER_STREAM_URL"]
+
+    /// The addresses `scripts/test` exported.
+    /// - Returns: The servers.
+    /// - Throws: ``ConformanceFailure`` naming the missing variable: the suite never skips, so
+    ///   a run without servers cannot pass by accident.
+    public static func fromEnvironment() throws(ConformanceFailure) -> ConformanceServers {
+        let environment = ProcessInfo.processInfo.environment
+        var values: [String] = []
+        for name in environmentNames {
+            guard let value = environment[name], !value.isEmpty else {
+                throw ConformanceFailure(description: "\(name) is not set: run the tests with scripts/test, which starts the servers")
+            }
+            values.append(value)
+        }
+        return ConformanceServers(httpbin: values[0], otherOrigin: values[1], hostile: values[2], stream: values[3])
+    }
+}

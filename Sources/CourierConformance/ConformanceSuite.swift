@@ -1,0 +1,60 @@
+import Courier
+import Foundation
+
+/// Courier's transport guarantees, as ``ConformanceCase``s every executor is held to.
+///
+/// ``cases`` needs the loopback servers (``ConformanceServers``). An executor that answers from
+/// memory or a recording runs the cases that need neither the network nor real time
+/// (``cases(meeting:)`` with what it offers) against ``reference()``: the same paths, answered
+/// the way httpbin answers them.
+public enum ConformanceSuite {
+    /// Every case.
+    public static let cases: [ConformanceCase] =
+        contract + redirects + limits + time + cancellation + integrity + streaming + uploads + downloads
+        + events
+
+    /// The cases whose requirements `offered` covers.
+    /// - Parameter offered: What the executor under test offers.
+    /// - Returns: The cases it can run.
+    public static func cases(meeting offered: Set<ConformanceCase.Requirement>) -> [ConformanceCase] {
+        cases.filter { $0.requirements.isSubset(of: offered) }
+    }
+
+    /// The servers ``reference()`` stands in for.
+    public static let referenceServers = ConformanceServers(
+        httpbin: "http://httpbin.conformance.test", otherOrigin: "http://other.conformance.test",
+        hostile: "http://hostile.conformance.test", stream: "http://stream.conformance.test")
+
+    /// An in-memory executor answering the httpbin paths the network-free cases use, the way
+    /// httpbin does: `/status/{code}`, `/bytes/{n}`, `/stream-bytes/{n}`, `/basic-auth/{user}/{password}`,
+    /// `/delay/{seconds}` and `/drip`.
+    /// - Returns: A new executor.
+    public static func reference() -> InMemoryExecutor {
+        let challenge: HTTPHeaders = ["WWW-Authenticate": #"Basic realm="Fake Realm""#]
+        return InMemoryExecutor(routes: [
+            .init(.get, "/status/{code}") { _, parameters in
+                let code = parameters.int("code") ?? 500
+                return .status(code, headers: code == 401 ? challenge : [:])
+            },
+            .init(.get, "/bytes/{n}") { _, parameters in
+                .status(200, headers: ["Content-Type": "application/octet-stream"], body: Data(count: max(0, parameters.int("n") ?? 0)))
+            },
+            .init(.get, "/stream-bytes/{n}") { request, parameters in
+                let total = max(0, parameters.int("n") ?? 0)
+                let size = max(1, Int(request.queryItems.first { $0.name == "chunk_size" }?.value ?? "") ?? 10_240)
+                let chunks = stride(from: 0, to: total, by: size).map { Data(count: min(size, total - $0)) }
+                return .stream(chunks, headers: ["Content-Type": "application/octet-stream"])
+            },
+            .init(.get, "/basic-auth/{user}/{password}", .status(401, headers: challenge)),
+            .init(.get, "/delay/{seconds}") { _, parameters in
+                .status(200).delayed(by: .seconds(min(10, max(0, Double(parameters["seconds"] ?? "") ?? 0))))
+            },
+            .init(.get, "/drip") { request, _ in
+                func number(_ name: String) -> Double? { request.queryItems.first { $0.name == name }?.value.flatMap(Double.init) }
+                let count = max(1, Int(number("numbytes") ?? 10))
+                let every = (number("duration") ?? 2) / Double(count)
+                return .stream(Array(repeating: Data("*".utf8), count: count), every: .seconds(every))
+            },
+        ])
+    }
+}

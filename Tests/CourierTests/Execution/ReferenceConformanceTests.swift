@@ -1,0 +1,30 @@
+import Courier
+import CourierConformance
+import Foundation
+import Testing
+
+/// The executors that answer from memory, held to the conformance cases that need neither the
+/// network (``ConformanceCase/Requirement/network``) nor, for a replay, real time.
+@Suite("Conformance: in-memory and replay")
+struct ReferenceConformanceTests {
+    @Test(arguments: ConformanceSuite.cases(meeting: [.timing]))
+    func inMemoryConforms(_ check: ConformanceCase) async throws {
+        try await check.run(servers: ConformanceSuite.referenceServers) { _ in ConformanceSuite.reference() }
+    }
+
+    @Test(arguments: ConformanceSuite.cases(meeting: []))
+    func harReplayConforms(_ check: ConformanceCase) async throws {
+        // Record the reference executor answering the case, then hold the replay to it.
+        let recorder = HARRecorder(bodies: .verbatim)
+        try await check.run(servers: ConformanceSuite.referenceServers) { _ in ConformanceSuite.reference().with(recorder) }
+        let replay = HARReplayExecutor(recorder.har)
+        try await check.run(servers: ConformanceSuite.referenceServers) { _ in replay }
+    }
+
+    @Test func theNetworkFreeCasesAreTheOnesThatSaySo() {
+        let free = ConformanceSuite.cases(meeting: [.timing]).map(\.name)
+        #expect(free.count >= 8)
+        #expect(ConformanceSuite.cases.count > free.count)
+        #expect(free.allSatisfy { !$0.isEmpty })
+    }
+}
