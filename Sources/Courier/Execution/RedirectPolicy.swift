@@ -4,7 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// How ``URLSessionExecutor`` follows redirects, identically on every platform.
+/// How redirects are followed, identically on every platform and by every transport: each
+/// decides every hop with ``next(status:location:chain:)``.
 ///
 /// When following (the default):
 /// - at most ``maximumHops`` redirects, then ``CourierError/Cause/transport(_:)`` with kind
@@ -52,39 +53,69 @@ public struct RedirectPolicy: Sendable, Hashable {
     }()
 
     /// What to do with one redirect.
-    enum Decision: Equatable {
+    public enum Step: Sendable, Hashable {
         /// Send this request next.
-        case follow(URLRequest)
+        case follow(Request)
         /// Return the redirect response itself.
         case deliver
         /// Fail with this transport failure.
         case fail(TransportFailure)
     }
 
-    /// The state of one request's redirect chain.
-    struct Chain {
-        /// The origin of the first request.
-        var origin: Origin?
-        /// The request sent last.
-        var current: URLRequest
+    /// One request's way through its redirects: where it started, where it is now, and whether it
+    /// has left its origin (after which credentials stay dropped).
+    ///
+    /// A transport makes one per request and hands it to ``next(status:location:chain:)`` at
+    /// every redirect response; ``current`` is the request to send.
+    public struct Chain: Sendable {
+        /// The request sent last: the original one, then each followed redirect's.
+        public internal(set) var current: Request
         /// How many redirects were followed.
-        var hops = 0
-        /// Whether any hop left the origin.
-        var leftOrigin = false
-        /// The sensitive headers of the original ``Request``.
-        var redaction: Redaction
+        public internal(set) var hops = 0
+        /// Whether any hop left the original origin.
+        public internal(set) var leftOrigin = false
+        /// The URL ``current`` is sent to, against which a relative `Location` resolves.
+        var currentURL: URL?
+        /// The origin of the first request.
+        let origin: Origin?
+        /// The sensitive headers of the original request: its redaction and its own marks.
+        let redaction: Redaction
+
+        /// Starts the chain of `request`.
+        /// - Parameter request: The request as it is first sent.
+        public init(_ request: Request) {
+            current = request
+            currentURL = try? request.validatedURL()
+            origin = currentURL.flatMap(Origin.init)
+            redaction = request.redaction.merging(Redaction(headers: request.headers.sensitiveNames))
+        }
+    }
+
+    /// Decides how to follow `response`, a redirect to ``Chain/current``, updating `chain`.
+    /// - Parameters:
+    ///   - response: The response head; its status and raw `Location` header decide.
+    ///   - chain: The request's redirect chain.
+    /// - Returns: The request to send next, or to deliver the response, or the failure.
+    public func next(after response: Response, chain: inout Chain) -> Step {
+        next(status: response.status, location: response.headers[.location], chain: &chain)
     }
 
     /// Decides how to follow a redirect with `status` whose `Location` header is `location`, as
-    /// the server sent it, updating `chain`.
+    /// the server sent it, updating `chain`. The one redirect step every transport takes.
     ///
-    /// The raw header decides, not the URL the transport derived from it: FoundationNetworking
-    /// grafts a host-less `Location: file:///etc/passwd` onto the current origin before any
-    /// delegate sees it. Only `http`/`https` targets and relative references are followed, never
-    /// one that URL parsers would read differently (see `URLSyntax`), and userinfo in the target
-    /// is dropped, so a server cannot choose the Basic credentials of the next hop.
-    func decide(status: Int, location: String?, chain: inout Chain) -> Decision {
-        guard follows else { return .deliver }
+    /// A status that is not a redirect (`301`, `302`, `303`, `307`, `308`) is delivered. The raw
+    /// header decides, not a URL a transport derived from it: FoundationNetworking grafts a
+    /// host-less `Location: file:///etc/passwd` onto the current origin before any delegate sees
+    /// it. Only `http`/`https` targets and relative references are followed, never one that URL
+    /// parsers would read differently (see `URLSyntax`), and userinfo in the target is dropped,
+    /// so a server cannot choose the Basic credentials of the next hop.
+    /// - Parameters:
+    ///   - status: The response's status.
+    ///   - location: Its `Location` header, as sent.
+    ///   - chain: The request's redirect chain.
+    /// - Returns: The request to send next, or to deliver the response, or the failure.
+    public func next(status: Int, location: String?, chain: inout Chain) -> Step {
+        guard follows, [301, 302, 303, 307, 308].contains(status) else { return .deliver }
         guard chain.hops < maximumHops else {
             return .fail(
                 TransportFailure(
@@ -95,7 +126,7 @@ public struct RedirectPolicy: Sendable, Hashable {
             return .fail(TransportFailure(.redirectFailed, message: "a \(status) redirect without a Location header"))
         }
         let target: URL
-        switch URLSyntax.resolve(location, against: chain.current.url) {
+        switch URLSyntax.resolve(location, against: chain.currentURL) {
         case .success(let resolved): target = resolved.removingUserInfo()
         case .failure(let refusal):
             return .fail(TransportFailure(.redirectFailed, message: "the redirect's Location was refused: the URL \(refusal.reason)"))
@@ -104,40 +135,35 @@ public struct RedirectPolicy: Sendable, Hashable {
             return .fail(TransportFailure(.redirectFailed, message: "the redirect's Location is not an http or https URL"))
         }
         var next = chain.current
-        next.url = target
-        if status == 307 || status == 308, next.httpBodyStream != nil, next.httpBody == nil,
-            (next.httpMethod ?? "GET").uppercased() != "GET"
-        {
+        let method = next.method.rawValue.uppercased()
+        let becomesGet = ((status == 301 || status == 302) && method == "POST") || (status == 303 && method != "GET" && method != "HEAD")
+        if becomesGet {
+            next.method = .get
+            next.body = nil
+            next.bodySource = nil
+            for field in next.headers where field.name.canonical.hasPrefix("content-") { next.headers.remove(field.name) }
+        } else if status == 307 || status == 308, method != "GET", next.bodySource?.isRepeatable == false {
             // A streamed body has been read; a redirect that keeps the body would need it again.
             return .fail(
                 TransportFailure(
                     .redirectFailed,
                     message: "a \(status) redirect must re-send the body, but it was a one-shot byte sequence; upload a file instead"))
         }
-        let method = (next.httpMethod ?? "GET").uppercased()
-        let becomesGet = ((status == 301 || status == 302) && method == "POST")
-            || (status == 303 && method != "GET" && method != "HEAD")
-        if becomesGet {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.httpBodyStream = nil
-            for name in (next.allHTTPHeaderFields ?? [:]).keys where name.lowercased().hasPrefix("content-") {
-                next.setValue(nil, forHTTPHeaderField: name)
-            }
-        }
+        next = next.applying(url(target.absoluteString))
         if targetOrigin != chain.origin { chain.leftOrigin = true }
         if chain.leftOrigin {
-            for name in (next.allHTTPHeaderFields ?? [:]).keys {
-                let header = HeaderName(rawValue: name)
-                if header == .authorization || header == .proxyAuthorization || header == .cookie
-                    || chain.redaction.isSensitive(header: header) || sensitiveHeaders.contains(header)
+            for field in next.headers {
+                let name = field.name
+                if name == .authorization || name == .proxyAuthorization || name == .cookie || chain.redaction.isSensitive(header: name)
+                    || sensitiveHeaders.contains(name)
                 {
-                    next.setValue(nil, forHTTPHeaderField: name)
+                    next.headers.remove(name)
                 }
             }
         }
         chain.hops += 1
         chain.current = next
+        chain.currentURL = target
         return .follow(next)
     }
 }
@@ -156,15 +182,5 @@ struct Origin: Hashable {
         self.scheme = scheme
         self.host = host
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
-    }
-}
-
-extension RedirectPolicy.Chain {
-    /// The chain that starts with `urlRequest`, rendered from `request`: its origin, and the
-    /// request's own sensitive headers to drop when a hop leaves that origin.
-    init(starting urlRequest: URLRequest, for request: Request) {
-        self.init(
-            origin: urlRequest.url.flatMap(Origin.init), current: urlRequest,
-            redaction: request.redaction.merging(Redaction(headers: request.headers.sensitiveNames)))
     }
 }

@@ -8,22 +8,18 @@ import Testing
 
 @Suite("Redirect policy")
 struct RedirectPolicyTests {
-    private func chain(_ method: String = "POST", url: String = "https://api.test/start") throws -> RedirectPolicy.Chain {
-        var request = URLRequest(url: try #require(URL(string: url)))
-        request.httpMethod = method
-        request.httpBody = Data("body".utf8)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
-        request.setValue("a=b", forHTTPHeaderField: "Cookie")
-        request.setValue("k", forHTTPHeaderField: "X-Custom-Key")
-        request.setValue("kept", forHTTPHeaderField: "X-Trace")
-        return RedirectPolicy.Chain(
-            origin: Origin(try #require(URL(string: url))), current: request,
-            redaction: Redaction(headers: ["X-Custom-Key"]))
+    private func chain(_ method: String = "POST", url address: String = "https://api.test/start") throws -> RedirectPolicy.Chain {
+        var request = Request(method: HTTPMethod(rawValue: method)) |> url(address)
+            |> header("Authorization", "Bearer secret") |> header("Cookie", "a=b") |> header("X-Custom-Key", "k")
+            |> header("X-Trace", "kept")
+        // A body only where the method may carry one: the chain starts from a request that can be sent.
+        if method != "GET" && method != "HEAD" { request = request |> body(Data("body".utf8)) |> header("Content-Type", "application/json") }
+        request.redaction = Redaction(headers: ["X-Custom-Key"])
+        return RedirectPolicy.Chain(request)
     }
 
-    private func follow(_ decision: RedirectPolicy.Decision) -> URLRequest? {
-        if case .follow(let next) = decision { return next }
+    private func follow(_ step: RedirectPolicy.Step) -> Request? {
+        if case .follow(let next) = step { return next }
         return nil
     }
 
@@ -32,60 +28,60 @@ struct RedirectPolicyTests {
         (303, "HEAD", "HEAD")])
     func methodRewriting(status: Int, method: String, expected: String) throws {
         var chain = try chain(method)
-        let next = try #require(follow(RedirectPolicy.follow.decide(status: status, location: "https://api.test/next", chain: &chain)))
-        #expect(next.httpMethod == expected)
-        if expected == "GET" && method != "GET" {
-            #expect(next.httpBody == nil)
-            #expect(next.value(forHTTPHeaderField: "Content-Type") == nil)
+        let next = try #require(follow(RedirectPolicy.follow.next(status: status, location: "https://api.test/next", chain: &chain)))
+        #expect(next.method.rawValue == expected)
+        if expected == "GET" || expected == "HEAD" {
+            #expect(next.body == nil)
+            #expect(next.headers["Content-Type"] == nil)
         } else {
-            #expect(next.httpBody == Data("body".utf8))
-            #expect(next.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            #expect(next.body == Data("body".utf8))
+            #expect(next.headers["Content-Type"] == "application/json")
         }
         // Same origin: credentials stay.
-        #expect(next.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+        #expect(next.headers["Authorization"] == "Bearer secret")
     }
 
     @Test(arguments: ["https://other.test/x", "http://api.test/start", "https://api.test:8443/x", "https://API.test.evil/x"])
     func leavingTheOriginDropsCredentials(target: String) throws {
         var chain = try chain("GET")
-        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: target, chain: &chain)))
-        #expect(next.value(forHTTPHeaderField: "Authorization") == nil)
-        #expect(next.value(forHTTPHeaderField: "Cookie") == nil)
-        #expect(next.value(forHTTPHeaderField: "X-Custom-Key") == nil)
-        #expect(next.value(forHTTPHeaderField: "X-Trace") == "kept")
+        let next = try #require(follow(RedirectPolicy.follow.next(status: 302, location: target, chain: &chain)))
+        #expect(next.headers["Authorization"] == nil)
+        #expect(next.headers["Cookie"] == nil)
+        #expect(next.headers["X-Custom-Key"] == nil)
+        #expect(next.headers["X-Trace"] == "kept")
     }
 
     @Test func credentialsStayDroppedWhenComingBack() throws {
         var chain = try chain("GET")
-        _ = RedirectPolicy.follow.decide(status: 302, location: "https://other.test/x", chain: &chain)
-        let back = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: "https://api.test/y", chain: &chain)))
-        #expect(back.value(forHTTPHeaderField: "Authorization") == nil)
+        _ = RedirectPolicy.follow.next(status: 302, location: "https://other.test/x", chain: &chain)
+        let back = try #require(follow(RedirectPolicy.follow.next(status: 302, location: "https://api.test/y", chain: &chain)))
+        #expect(back.headers["Authorization"] == nil)
     }
 
     @Test func hostCaseAndDefaultPortAreTheSameOrigin() throws {
         var chain = try chain("GET")
-        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: "https://API.TEST:443/y", chain: &chain)))
-        #expect(next.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+        let next = try #require(follow(RedirectPolicy.follow.next(status: 302, location: "https://API.TEST:443/y", chain: &chain)))
+        #expect(next.headers["Authorization"] == "Bearer secret")
     }
 
     @Test func extraSensitiveHeadersAreDropped() throws {
         var chain = try chain("GET")
         let policy = RedirectPolicy(sensitiveHeaders: ["x-trace"])
-        let next = try #require(follow(policy.decide(status: 302, location: "https://other.test/", chain: &chain)))
-        #expect(next.value(forHTTPHeaderField: "X-Trace") == nil)
+        let next = try #require(follow(policy.next(status: 302, location: "https://other.test/", chain: &chain)))
+        #expect(next.headers["X-Trace"] == nil)
     }
 
-    private func failure(_ decision: RedirectPolicy.Decision) -> TransportFailure? {
-        if case .fail(let failure) = decision { return failure }
+    private func failure(_ step: RedirectPolicy.Step) -> TransportFailure? {
+        if case .fail(let failure) = step { return failure }
         return nil
     }
 
     @Test func hopLimit() throws {
         var chain = try chain("GET")
         let policy = RedirectPolicy(maximumHops: 2)
-        #expect(follow(policy.decide(status: 302, location: "https://api.test/1", chain: &chain)) != nil)
-        #expect(follow(policy.decide(status: 302, location: "https://api.test/2", chain: &chain)) != nil)
-        let refused = try #require(failure(policy.decide(status: 302, location: "https://api.test/3", chain: &chain)))
+        #expect(follow(policy.next(status: 302, location: "https://api.test/1", chain: &chain)) != nil)
+        #expect(follow(policy.next(status: 302, location: "https://api.test/2", chain: &chain)) != nil)
+        let refused = try #require(failure(policy.next(status: 302, location: "https://api.test/3", chain: &chain)))
         #expect(refused.kind == .redirectFailed)
         #expect(refused.code == URLError.httpTooManyRedirects.rawValue)
     }
@@ -100,7 +96,7 @@ struct RedirectPolicyTests {
     ])
     func unsafeLocationsAreRefused(location: String) throws {
         var chain = try chain("GET")
-        let refused = try #require(failure(RedirectPolicy.follow.decide(status: 302, location: location, chain: &chain)))
+        let refused = try #require(failure(RedirectPolicy.follow.next(status: 302, location: location, chain: &chain)))
         #expect(refused.kind == .redirectFailed)
         #expect(!refused.message.contains("passwd"))
     }
@@ -111,16 +107,16 @@ struct RedirectPolicyTests {
     ])
     func relativeAndHTTPLocationsAreFollowed(location: String, expected: String) throws {
         var chain = try chain("GET")
-        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: location, chain: &chain)))
-        #expect(next.url?.absoluteString.lowercased() == expected.lowercased())
+        let next = try #require(follow(RedirectPolicy.follow.next(status: 302, location: location, chain: &chain)))
+        #expect(next.renderedURL.lowercased() == expected.lowercased())
     }
 
     /// A server must not choose the Basic credentials of the next hop.
     @Test(arguments: ["http://evil:PW@other.test/", "https://user@api.test/x", "//u:p@other.test/"])
     func userinfoInTheTargetIsDropped(location: String) throws {
         var chain = try chain("GET")
-        let next = try #require(follow(RedirectPolicy.follow.decide(status: 302, location: location, chain: &chain)))
-        let url = try #require(next.url)
+        let next = try #require(follow(RedirectPolicy.follow.next(status: 302, location: location, chain: &chain)))
+        let url = try next.validatedURL()
         #expect(url.user == nil)
         #expect(url.password == nil)
         #expect(!url.absoluteString.contains("@"))
@@ -128,6 +124,49 @@ struct RedirectPolicyTests {
 
     @Test func refuseDeliversTheRedirect() throws {
         var chain = try chain("GET")
-        #expect(RedirectPolicy.refuse.decide(status: 302, location: "https://api.test/x", chain: &chain) == .deliver)
+        #expect(RedirectPolicy.refuse.next(status: 302, location: "https://api.test/x", chain: &chain) == .deliver)
+    }
+
+    @Test func aOneShotSequenceBodyCannotBeReplayed() throws {
+        let chunks = AsyncStream<Data> { $0.finish() }
+        var chain = RedirectPolicy.Chain(Request.post |> url("https://api.test/upload") |> upload(chunks))
+        let refused = try #require(failure(RedirectPolicy.follow.next(status: 307, location: "/again", chain: &chain)))
+        #expect(refused.kind == .redirectFailed)
+        #expect(refused.message.contains("one-shot"))
+        var seeOther = RedirectPolicy.Chain(Request.post |> url("https://api.test/upload") |> upload(chunks))
+        let get = try #require(follow(RedirectPolicy.follow.next(status: 303, location: "/done", chain: &seeOther)))
+        #expect(get.method == .get)
+        #expect(get.bodySource == nil)
+    }
+
+    @Test func theTargetIsSentExactlyAsTheServerWroteIt() throws {
+        var chain = try chain("GET")
+        let next = try #require(follow(RedirectPolicy.follow.next(status: 302, location: "/a%2Fb/c?x=1%202&y=%26", chain: &chain)))
+        #expect(next.renderedURL == "https://api.test/a%2Fb/c?x=1%202&y=%26")
+        #expect(chain.current == next)
+        #expect(chain.hops == 1)
+        #expect(!chain.leftOrigin)
+    }
+
+    @Test func aResponseThatIsNotARedirectIsDelivered() throws {
+        var chain = try chain("GET")
+        let response = Response(status: 200, headers: ["Location": "https://api.test/elsewhere"])
+        #expect(RedirectPolicy.follow.next(after: response, chain: &chain) == .deliver)
+        #expect(chain.hops == 0)
+    }
+
+    /// The framing check any transport calls, on Courier's own values.
+    @Test func theFramingCheckIsTheSameForEveryTransport() {
+        let short = Response(status: 200, headers: ["Content-Length": "10"], body: Data("12345".utf8))
+        #expect(short.framingFailure(method: .get)?.kind == .truncatedBody)
+        #expect(short.framingFailure(method: .get, bodyCount: 10) == nil)
+        #expect(short.framingFailure(method: .head) == nil)
+        let long = Response(status: 200, headers: ["Content-Length": "2"], body: Data("12345".utf8))
+        #expect(long.framingFailure(method: .get)?.kind == .truncatedBody)
+        let compressed = Response(status: 200, headers: ["Content-Length": "10", "Content-Encoding": "gzip"], body: Data("12345".utf8))
+        #expect(compressed.framingFailure(method: .get) == nil)
+        for status in [204, 304, 302] {
+            #expect(Response(status: status, headers: ["Content-Length": "10"]).framingFailure(method: .get) == nil)
+        }
     }
 }

@@ -88,7 +88,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ urlRequest: URLRequest, for request: Request, on session: URLSession,
         complete: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> @Sendable () -> Void {
-        let chain = RedirectPolicy.Chain(starting: urlRequest, for: request)
+        let chain = RedirectPolicy.Chain(request)
         let exchange = Exchange(chain: chain, calls: calls, complete: complete)
         if let watchdog = IdleWatchdog.forRequest(request) {
             exchange.state.withLock { $0.watchdog = watchdog }
@@ -184,9 +184,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let exchange = exchange(for: task) else { return completionHandler(nil) }
-        let decision = exchange.state.withLock { state -> RedirectPolicy.Decision in
+        let decision = exchange.state.withLock { state -> RedirectPolicy.Hop in
             let location = response.value(forHTTPHeaderField: "Location")
-            let decision = redirects.decide(status: response.statusCode, location: location, chain: &state.chain)
+            let decision = redirects.hop(status: response.statusCode, location: location, chain: &state.chain)
             if case .follow(let next) = decision { state.pendingRedirect = next }
             return decision
         }
@@ -229,28 +229,5 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             else { return nil }
             return list.remove(at: index).response
         }
-    }
-}
-
-extension Response {
-    /// A failure when the body that arrived is shorter or longer than the response's
-    /// `Content-Length` says: a connection cut mid-body must not look like a complete answer.
-    /// Only checked for identity-coded bodies, whose length the transport does not change, and
-    /// not for a 3xx, whose body FoundationNetworking drops (a redirect that is not followed is
-    /// handed back as the response, without its body).
-    /// Reads the converted headers (a cheap lookup), not Foundation's case-insensitive search.
-    /// - Parameters:
-    ///   - method: The method that was sent (a `HEAD` has no body to count).
-    ///   - bodyCount: The bytes that arrived; the body's own size by default.
-    func framingFailure(method: String?, bodyCount: Int? = nil) -> TransportFailure? {
-        guard method?.uppercased() != "HEAD", status != 204, status >= 200, !(300..<400).contains(status),
-            let expected = declaredContentLength
-        else { return nil }
-        let count = bodyCount ?? body.count
-        let coding = headers[.contentEncoding].map(HTTPSyntax.asciiLowercased) ?? "identity"
-        guard coding.trimmingCharacters(in: .whitespaces) == "identity" || coding.isEmpty, count != expected else {
-            return nil
-        }
-        return TransportFailure(.truncatedBody, message: "the body has \(count) bytes but Content-Length announced \(expected)")
     }
 }

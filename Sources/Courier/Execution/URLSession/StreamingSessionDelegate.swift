@@ -170,7 +170,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, bodyPipe: PipeBuffer? = nil, on session: URLSession,
         options: StreamOptions, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
     ) -> @Sendable () -> Void {
-        let chain = RedirectPolicy.Chain(starting: urlRequest, for: request)
+        let chain = RedirectPolicy.Chain(request)
         let transfer = Transfer(
             chain: chain, request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, calls: calls,
             cleanup: cleanup, head: head)
@@ -294,9 +294,9 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let transfer = transfer(for: task) else { return completionHandler(nil) }
-        let decision = transfer.state.withLock { state -> RedirectPolicy.Decision in
+        let decision = transfer.state.withLock { state -> RedirectPolicy.Hop in
             let location = response.value(forHTTPHeaderField: "Location")
-            let decision = redirects.decide(status: response.statusCode, location: location, chain: &state.chain)
+            let decision = redirects.hop(status: response.statusCode, location: location, chain: &state.chain)
             if case .follow(let next) = decision {
                 state.pendingRedirect = next
                 // 301/302/303 may turn the request into a body-less GET.

@@ -226,8 +226,8 @@ public final class URLSessionExecutor: Executor {
             if delegate.redirects.follows, status == 301 || status == 302 || status == 303 || status == 307 || status == 308,
                 let location = http.value(forHTTPHeaderField: "Location")
             {
-                var state = chain ?? RedirectPolicy.Chain(starting: urlRequest, for: request)
-                let decision = delegate.redirects.decide(status: status, location: location, chain: &state)
+                var state = chain ?? RedirectPolicy.Chain(request)
+                let decision = delegate.redirects.hop(status: status, location: location, chain: &state)
                 chain = state
                 switch decision {
                 case .follow(let next):
