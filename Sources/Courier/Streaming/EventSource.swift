@@ -111,10 +111,10 @@ public struct EventSource: AsyncSequence, Sendable {
     /// Reads events, reconnecting as needed.
     public struct Iterator: AsyncIteratorProtocol {
         let source: EventSource
+        /// The parser between connections: it keeps the last event id and the server's retry.
         var parser = ServerSentEventParser()
-        var body: ByteStream.Iterator?
-        var ready: [ServerSentEvent] = []
-        var index = 0
+        /// The events of the current connection.
+        var events: ParsingIterator<ServerSentEventParser>?
         /// Connections in a row that brought no event.
         var failures = 0
         var lastError: CourierError?
@@ -126,32 +126,29 @@ public struct EventSource: AsyncSequence, Sendable {
         ///   the last error after ``ReconnectPolicy/maximumAttempts``.
         public mutating func next() async throws(CourierError) -> ServerSentEvent? {
             while !finished {
-                if index < ready.count {
-                    defer { index += 1 }
-                    failures = 0
-                    return ready[index]
-                }
-                ready.removeAll(keepingCapacity: true)
-                index = 0
-                if body == nil {
+                guard var connection = events else {
                     try await connect()
                     continue
                 }
+                // Held in one place while it reads, so that its buffers are not copied.
+                events = nil
                 do {
-                    if let chunk = try await body?.next() {
-                        try parser.feed(chunk) { ready.append($0) }
-                    } else {
-                        body = nil
-                        parser.finish()
+                    if let event = try await connection.next() {
+                        events = connection
+                        failures = 0
+                        return event
                     }
+                    // The connection ended: keep what the parser learnt, and reconnect.
+                    parser = connection.parser
                 } catch {
                     let error = CourierError.wrapping(error, request: source.request)
                     if case .cancelled = error.cause { throw error }
                     if case .decodingFailed = error.cause { throw error }
-                    // A dropped connection: reconnect.
+                    // A dropped connection: reconnect, resuming after the last complete event.
                     lastError = error
-                    body = nil
-                    parser.finish()
+                    var ended = connection.parser
+                    ended.finish()
+                    parser = ended
                 }
             }
             return nil
@@ -209,7 +206,7 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             let retry = parser.retry
             parser = ServerSentEventParser(lastEventID: parser.lastEventID, retry: retry)
-            body = response.body.makeAsyncIterator()
+            events = ParsingIterator(response.body.makeAsyncIterator(), parser: parser)
         }
     }
 }

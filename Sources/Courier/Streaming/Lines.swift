@@ -176,38 +176,17 @@ extension ByteStream {
 
         /// Creates the iterator.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(base: base.makeAsyncIterator(), splitter: LineSplitter(maximumLength: maximumLength))
+            Iterator(lines: ParsingIterator(base.makeAsyncIterator(), parser: TextLines(splitter: LineSplitter(maximumLength: maximumLength))))
         }
 
         /// Reads the lines.
         public struct Iterator: AsyncIteratorProtocol {
-            var base: ByteStream.Iterator
-            var splitter: LineSplitter
-            var ready: [String] = []
-            var index = 0
-            var ended = false
+            var lines: ParsingIterator<TextLines>
 
             /// The next line, or `nil` at the end of the body.
             /// - Throws: The stream's ``CourierError``, or a line that is too long.
             public mutating func next() async throws(CourierError) -> String? {
-                while index == ready.count {
-                    ready.removeAll(keepingCapacity: true)
-                    index = 0
-                    guard !ended else { return nil }
-                    if let chunk = try await base.next() {
-                        do {
-                            try splitter.feed(chunk) { ready.append($0) }
-                        } catch {
-                            base.stop(CourierError.wrapping(error, request: nil))
-                            throw CourierError.wrapping(error, request: nil)
-                        }
-                    } else {
-                        ended = true
-                        splitter.finish { ready.append($0) }
-                    }
-                }
-                defer { index += 1 }
-                return ready[index]
+                try await lines.next()
             }
         }
     }

@@ -30,47 +30,20 @@ extension ByteStream {
 
         /// Creates the iterator.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(base: base.makeAsyncIterator(), decoder: decoder, splitter: LineSplitter(maximumLength: maximumLineLength))
+            Iterator(
+                lines: ParsingIterator(base.makeAsyncIterator(), parser: NumberedLines(splitter: LineSplitter(maximumLength: maximumLineLength))),
+                decoder: decoder)
         }
 
         /// Reads the values.
         public struct Iterator: AsyncIteratorProtocol {
-            var base: ByteStream.Iterator
+            var lines: ParsingIterator<NumberedLines>
             let decoder: JSONDecoder
-            var splitter: LineSplitter
-            var ready: [(number: Int, line: Data)] = []
-            var index = 0
-            var ended = false
-            var lineCount = 0
 
             /// The next value, or `nil` at the end.
             /// - Throws: The stream's ``CourierError`` or a decoding failure naming the line.
             public mutating func next() async throws(CourierError) -> Value? {
-                while true {
-                    while index == ready.count {
-                        ready.removeAll(keepingCapacity: true)
-                        index = 0
-                        guard !ended else { return nil }
-                        var lines: [Data] = []
-                        do {
-                            if let chunk = try await base.next() {
-                                try splitter.scanData(chunk) { lines.append(Data($0)) }
-                            } else {
-                                ended = true
-                                splitter.finishBytes { lines.append(Data($0)) }
-                            }
-                            for line in lines {
-                                lineCount += 1
-                                ready.append((lineCount, line))
-                            }
-                        } catch {
-                            let failure = CourierError.wrapping(error, request: nil)
-                            base.stop(failure)
-                            throw failure
-                        }
-                    }
-                    let (number, line) = ready[index]
-                    index += 1
+                while let (number, line) = try await lines.next() {
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                     do {
                         return try decoder.decode(Value.self, from: line)
@@ -78,10 +51,11 @@ extension ByteStream {
                         var failure = DecodingFailure(value: Value.self, error: error, body: line)
                         failure.message = "line \(number): " + failure.message
                         let courierError = CourierError(.decodingFailed(failure))
-                        base.stop(courierError)
+                        lines.stop(courierError)
                         throw courierError
                     }
                 }
+                return nil
             }
         }
     }

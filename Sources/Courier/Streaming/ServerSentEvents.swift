@@ -197,7 +197,7 @@ extension ByteStream {
 
         /// Creates the iterator.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(base: base.makeAsyncIterator(), isTerminator: isTerminator)
+            Iterator(events: ParsingIterator(base.makeAsyncIterator(), parser: ServerSentEventParser()), isTerminator: isTerminator)
         }
 
         /// Each event's `data` decoded as JSON.
@@ -214,40 +214,15 @@ extension ByteStream {
 
         /// Reads the events.
         public struct Iterator: AsyncIteratorProtocol {
-            var base: ByteStream.Iterator
+            var events: ParsingIterator<ServerSentEventParser>
             let isTerminator: (@Sendable (ServerSentEvent) -> Bool)?
-            var parser = ServerSentEventParser()
-            var ready: [ServerSentEvent] = []
-            var index = 0
-            var ended = false
 
             /// The next event, or `nil` at the end.
             /// - Throws: The stream's ``CourierError``, or a line that is too long.
             public mutating func next() async throws(CourierError) -> ServerSentEvent? {
-                while index == ready.count {
-                    ready.removeAll(keepingCapacity: true)
-                    index = 0
-                    guard !ended else { return nil }
-                    guard let chunk = try await base.next() else {
-                        parser.finish()
-                        ended = true
-                        return nil
-                    }
-                    do {
-                        try parser.feed(chunk) { ready.append($0) }
-                    } catch {
-                        let failure = CourierError.wrapping(error, request: nil)
-                        base.stop(failure)
-                        throw failure
-                    }
-                }
-                let event = ready[index]
-                index += 1
+                guard let event = try await events.next() else { return nil }
                 if let isTerminator, isTerminator(event) {
-                    ended = true
-                    ready = []
-                    index = 0
-                    base.stop(CourierError(.cancelled))
+                    events.stop(CourierError(.cancelled))
                     return nil
                 }
                 return event
@@ -279,7 +254,7 @@ extension ByteStream {
                 do {
                     return try event.decode(Value.self, decoder: decoder)
                 } catch {
-                    base.base.stop(error)
+                    base.events.stop(error)
                     throw error
                 }
             }
