@@ -12,10 +12,7 @@ struct HardeningTests {
     let executor = HTTPBin.executor()
 
     private func hostile(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(
-            ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"],
-            "COURIER_HOSTILE_URL is not set: run the integration tests with scripts/test, which starts the server",
-            sourceLocation: sourceLocation)
+        try HostileServer.url(sourceLocation: sourceLocation)
     }
 
     private func transportFailure(_ error: CourierError?) -> TransportFailure? {
@@ -149,7 +146,7 @@ struct RefusedRedirectTests {
     /// A 302 whose body FoundationNetworking drops is the response, on every path: not a
     /// truncation.
     @Test func aRefusedRedirectWithABodyIsReturnedAsTheResponse() async throws {
-        let base = try #require(ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], "run with scripts/test")
+        let base = try HostileServer.url()
         let request = Request.get |> url(base + "/redirect") |> query("to", "/echo") |> query("body", 1) |> timeout(10)
         let plain = URLSessionExecutor(configuration: .ephemeral, redirects: .refuse)
         let limited = URLSessionExecutor(configuration: .ephemeral, redirects: .refuse, maximumResponseSize: 1 << 20)
@@ -167,7 +164,7 @@ struct RefusedRedirectTests {
 @Suite("Integration: challenged 401")
 struct ChallengeTests {
     private func challenge() throws -> Request {
-        let base = try #require(ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], "run with scripts/test")
+        let base = try HostileServer.url()
         return .get |> url(base + "/challenge")
     }
 

@@ -6,23 +6,6 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The stream server scripts/test starts (scripts/stream_server.py).
-enum StreamServer {
-    static func url(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(
-            ProcessInfo.processInfo.environment["COURIER_STREAM_URL"],
-            "COURIER_STREAM_URL is not set: run the integration tests with scripts/test, which starts the server",
-            sourceLocation: sourceLocation)
-    }
-
-    static func request(_ method: Request = .get, sourceLocation: SourceLocation = #_sourceLocation) throws -> Request {
-        method |> baseURL(try url(sourceLocation: sourceLocation))
-    }
-
-    /// Byte `i` of the server's `/file` bodies.
-    static func expected(_ range: Range<Int>) -> Data { Data(range.map { UInt8($0 % 251) }) }
-}
-
 /// Streaming responses over URLSession, against httpbin and the stream server. Serialized, and
 /// run by scripts/test apart from the other integration suites: these tests move tens of
 /// megabytes over loopback, which on two cores would skew the timing checks elsewhere.

@@ -1,4 +1,5 @@
 import Courier
+import CourierConformance
 @_exported import TestSupport
 import Foundation
 import Testing
@@ -7,22 +8,30 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The local httpbin the test script started. Missing configuration fails the test: these tests
-/// never skip, so a run without a server cannot pass by accident.
+/// The loopback servers `scripts/test` started, read from the environment in one place
+/// (``ConformanceServers/fromEnvironment()``, which the conformance suite uses too). Missing
+/// configuration fails the test: these tests never skip, so a run without servers cannot pass by
+/// accident.
+enum TestServers {
+    static func current(sourceLocation: SourceLocation = #_sourceLocation) throws -> ConformanceServers {
+        do {
+            return try ConformanceServers.fromEnvironment()
+        } catch {
+            Issue.record(error, sourceLocation: sourceLocation)
+            throw error
+        }
+    }
+}
+
+/// The local httpbin (two instances, on two origins).
 enum HTTPBin {
     static func url(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(
-            ProcessInfo.processInfo.environment["COURIER_HTTPBIN_URL"],
-            "COURIER_HTTPBIN_URL is not set: run the integration tests with scripts/test, which starts httpbin",
-            sourceLocation: sourceLocation)
+        try TestServers.current(sourceLocation: sourceLocation).httpbin
     }
 
     /// The second httpbin, on another origin (`localhost` and another port).
     static func secondURL(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try #require(
-            ProcessInfo.processInfo.environment["COURIER_HTTPBIN_URL_2"],
-            "COURIER_HTTPBIN_URL_2 is not set: run the integration tests with scripts/test, which starts httpbin",
-            sourceLocation: sourceLocation)
+        try TestServers.current(sourceLocation: sourceLocation).otherOrigin
     }
 
     /// A request against the local httpbin.
@@ -33,6 +42,27 @@ enum HTTPBin {
     /// An executor with its own ephemeral session, so tests do not share cookies or caches.
     static func executor() -> URLSessionExecutor {
         URLSessionExecutor(configuration: .ephemeral)
+    }
+}
+
+/// The stream server (scripts/stream_server.py).
+enum StreamServer {
+    static func url(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try TestServers.current(sourceLocation: sourceLocation).stream
+    }
+
+    static func request(_ method: Request = .get, sourceLocation: SourceLocation = #_sourceLocation) throws -> Request {
+        method |> baseURL(try url(sourceLocation: sourceLocation))
+    }
+
+    /// Byte `i` of the server's `/file` bodies.
+    static func expected(_ range: Range<Int>) -> Data { Data(range.map { UInt8($0 % 251) }) }
+}
+
+/// The hostile server (scripts/hostile_server.py).
+enum HostileServer {
+    static func url(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try TestServers.current(sourceLocation: sourceLocation).hostile
     }
 }
 
