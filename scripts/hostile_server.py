@@ -5,7 +5,8 @@ Each path is one way a hostile or broken server can answer:
   /gzip-truncated    a gzip body cut in half, with a Content-Length that matches the cut
   /gzip-corrupt      Content-Encoding: gzip over bytes that are not gzip
   /redirect?to=RAW   302 with the query's raw (percent-decoded) value as Location (&body=1: with a
-                     short HTML body and its Content-Length, as many servers send)
+                     short HTML body and its Content-Length, as many servers send; &status=N: that
+                     redirect status instead, for example 307)
   /challenge         401 with WWW-Authenticate: Basic and a JSON body
   /echo              200 with the request's headers and path as JSON (what error pages do)
   /gzip-bomb?size=N  Content-Encoding: gzip over N zero bytes (about N/1000 bytes on the wire);
@@ -87,7 +88,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             query = urllib.parse.parse_qs(url.query)
             target = query.get("to", ["/echo"])[0]
             body = b"<a href='/echo'>Moved</a>" if query.get("body") else b""
-            self.send_body(302, body, [("Location", target), ("Content-Type", "text/html")])
+            status = int(query.get("status", ["302"])[0])
+            self.send_body(status, body, [("Location", target), ("Content-Type", "text/html")])
         elif url.path == "/challenge":
             body = json.dumps({"error": "login required"}).encode()
             self.send_body(401, body, [("Content-Type", "application/json"), ("WWW-Authenticate", 'Basic realm="courier"')])
@@ -97,7 +99,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.send_body(404, b"no such path")
 
-    do_POST = do_GET
+    def do_POST(self):
+        # Every request body is read before the answer: a server that answers and leaves the body
+        # unread on a kept-alive connection makes the client's next request on it start inside
+        # that body (httpbin's /redirect-to does this under gunicorn, now and then).
+        self.drain_body()
+        self.do_GET()
+
+    do_PUT = do_POST
+
+    def drain_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            while True:
+                size = int(self.rfile.readline().strip().split(b";")[0], 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return
+                self.rfile.read(size)
+                self.rfile.readline()
+        remaining = int(self.headers.get("Content-Length", "0") or "0")
+        while remaining > 0:
+            block = self.rfile.read(min(remaining, 1 << 20))
+            if not block:
+                return
+            remaining -= len(block)
 
     def log_message(self, *args):
         pass

@@ -61,9 +61,13 @@ extension ConformanceSuite {
         },
         ConformanceCase("redirects: 307 and 308 re-send the method and body; 302 after POST and 303 become GET") { context in
             let executor = context.executor()
+            // The hostile server's redirect reads the request body before it answers; httpbin's
+            // /redirect-to does not, and a body left unread on a kept-alive connection now and
+            // then corrupts the next request sent on it (a server bug this case is not about).
+            let anything = context.servers.httpbin + "/anything"
             for status in [307, 308] {
                 let echo = try await executor.send(
-                    context.httpbin(.post) |> path("redirect-to") |> query("url", "/anything") |> query("status_code", status)
+                    context.hostile(.post) |> path("redirect") |> query("to", anything) |> query("status", status)
                         |> json(["a": 1]) |> decode(Anything.self))
                 try context.expect(echo.method == "POST" && echo.data == #"{"a":1}"#, "\(status): \(echo.method) with \(echo.data)")
             }
@@ -71,16 +75,16 @@ extension ConformanceSuite {
             defer { cleanUp(file) }
             try Data(repeating: 0x42, count: 70_000).write(to: file)
             let uploaded = try await executor.send(
-                context.httpbin(.post) |> path("redirect-to") |> query("url", "/anything") |> query("status_code", 307) |> upload(file)
+                context.hostile(.post) |> path("redirect") |> query("to", anything) |> query("status", 307) |> upload(file)
                     |> decode(Anything.self))
             try context.expect(uploaded.data.count == 70_000, "a file body after a 307 arrived as \(uploaded.data.count) bytes")
             let got = try await executor.send(
-                context.httpbin(.post) |> path("redirect-to") |> query("url", "/anything") |> query("status_code", 302) |> json(["a": 1])
+                context.hostile(.post) |> path("redirect") |> query("to", anything) |> query("status", 302) |> json(["a": 1])
                     |> decode(Anything.self))
             try context.expect(got.method == "GET" && got.data.isEmpty, "302 after POST: \(got.method) with \(got.data)")
             try context.expect(got.headers["Content-Type"] == nil, "302 after POST kept Content-Type")
             let put = try await executor.send(
-                context.httpbin(.put) |> path("redirect-to") |> query("url", "/anything") |> query("status_code", 303) |> text("x")
+                context.hostile(.put) |> path("redirect") |> query("to", anything) |> query("status", 303) |> text("x")
                     |> decode(Anything.self))
             try context.expect(put.method == "GET", "303 after PUT: \(put.method)")
         },
@@ -91,7 +95,8 @@ extension ConformanceSuite {
             }
             let error = try await context.error {
                 _ = try await context.executor().send(
-                    context.httpbin(.post) |> path("redirect-to") |> query("url", "/anything") |> query("status_code", 307) |> upload(chunks))
+                    context.hostile(.post) |> path("redirect") |> query("to", context.servers.httpbin + "/anything") |> query("status", 307)
+                        |> upload(chunks))
             }
             try context.expect(error.transportKind == .redirectFailed, "\(error)")
         },
