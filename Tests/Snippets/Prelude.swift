@@ -40,6 +40,7 @@ let fixtureURL = URL(fileURLWithPath: "/tmp/fixture.har")
 let photoURL = URL(fileURLWithPath: "/tmp/photo.jpg")
 let backupFile = URL(fileURLWithPath: "/tmp/backup.tar")
 let destination = URL(fileURLWithPath: "/tmp/backup-copy.tar")
+let expectedDigest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
 /// One streamed chunk of a chat answer.
 struct ChatDelta: Decodable, Sendable {

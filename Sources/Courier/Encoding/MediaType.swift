@@ -54,6 +54,8 @@ public struct MediaType: RawRepresentable, Sendable, Hashable, ExpressibleByStri
     public static let octetStream: MediaType = "application/octet-stream"
     /// `application/xml`
     public static let xml: MediaType = "application/xml"
+    /// `text/event-stream`: server-sent events (see ``ByteStream/serverSentEvents``).
+    public static let eventStream: MediaType = "text/event-stream"
     /// `*/*`
     public static let any: MediaType = "*/*"
 }

@@ -129,7 +129,7 @@ public struct Stub: Sendable {
     /// - Returns: The stub.
     public static func serverSentEvents(_ events: [ServerSentEvent], every interval: Duration? = nil) -> Stub {
         stream(
-            events.map { Data($0.encoded.utf8) }, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            events.map { Data($0.encoded.utf8) }, headers: [.contentType: MediaType.eventStream.rawValue, .cacheControl: "no-cache"],
             every: interval)
     }
 

@@ -174,6 +174,15 @@ public struct ByteStream: AsyncSequence, Sendable {
         /// The next chunk, or `nil` at the end.
         /// - Throws: ``CourierError``: the transport's failure, a deadline, cancellation.
         public mutating func next() async throws(CourierError) -> Data? {
+            try await next(isolation: nil)
+        }
+
+        /// The next chunk, or `nil` at the end, read without leaving `actor`: what a `for try
+        /// await` loop on the main actor calls (SE-0421), so that iterating a stream from a view
+        /// model costs no executor hop per chunk.
+        /// - Parameter actor: The actor the reader runs on, if any.
+        /// - Throws: ``CourierError``: the transport's failure, a deadline, cancellation.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Data? {
             let chunk: Data?
             switch source {
             case .inHand(let data):
@@ -181,7 +190,7 @@ public struct ByteStream: AsyncSequence, Sendable {
                 chunk = data
             case .live(let channel, _, _):
                 do {
-                    chunk = try await channel.next()
+                    chunk = try await channel.next(isolation: actor)
                 } catch {
                     for observation in observations { observation.finish(error) }
                     throw error

@@ -30,13 +30,14 @@ struct ParsingIterator<Parser: ChunkParser> {
         self.parser = parser
     }
 
-    /// The next item, or `nil` once the body ended and every item was handed out.
-    mutating func next() async throws(CourierError) -> Parser.Item? {
+    /// The next item, or `nil` once the body ended and every item was handed out; read on
+    /// `actor` without leaving it.
+    mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Parser.Item? {
         while index == ready.count {
             ready.removeAll(keepingCapacity: true)
             index = 0
             guard !ended else { return nil }
-            if let chunk = try await base.next() {
+            if let chunk = try await base.next(isolation: actor) {
                 do {
                     try parser.parse(chunk, into: &ready)
                 } catch {

@@ -125,15 +125,23 @@ public struct EventSource: AsyncSequence, Sendable {
         /// - Throws: ``CourierError``: an unacceptable status or content type, cancellation, or
         ///   the last error after ``ReconnectPolicy/maximumAttempts``.
         public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+            try await next(isolation: nil)
+        }
+
+        /// The next event, read without leaving `actor` between connections (see
+        /// ``ByteStream/Iterator/next(isolation:)``).
+        /// - Parameter actor: The actor the reader runs on, if any.
+        /// - Throws: As ``next()``.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> ServerSentEvent? {
             while !finished {
                 guard var connection = events else {
-                    try await connect()
+                    try await connect(isolation: actor)
                     continue
                 }
                 // Held in one place while it reads, so that its buffers are not copied.
                 events = nil
                 do {
-                    if let event = try await connection.next() {
+                    if let event = try await connection.next(isolation: actor) {
                         events = connection
                         failures = 0
                         return event
@@ -154,7 +162,7 @@ public struct EventSource: AsyncSequence, Sendable {
             return nil
         }
 
-        private mutating func connect() async throws(CourierError) {
+        private mutating func connect(isolation actor: isolated (any Actor)?) async throws(CourierError) {
             if connected {
                 failures += 1
                 if let maximum = source.policy.maximumAttempts, failures > maximum {
@@ -198,10 +206,10 @@ public struct EventSource: AsyncSequence, Sendable {
                     .unacceptableStatus(response.status, errorBody: nil), request: request,
                     response: Response(status: response.status, headers: response.headers, body: start ?? Data(), url: response.url))
             }
-            guard let type = response.contentType, type.matches(MediaType(rawValue: "text/event-stream")) else {
+            guard let type = response.contentType, type.matches(.eventStream) else {
                 response.body.cancel()
                 throw CourierError(
-                    .unacceptableContentType(expected: [MediaType(rawValue: "text/event-stream")], received: response.contentType),
+                    .unacceptableContentType(expected: [.eventStream], received: response.contentType),
                     request: request, response: response.head)
             }
             let retry = parser.retry

@@ -186,7 +186,14 @@ extension ByteStream {
             /// The next line, or `nil` at the end of the body.
             /// - Throws: The stream's ``CourierError``, or a line that is too long.
             public mutating func next() async throws(CourierError) -> String? {
-                try await lines.next()
+                try await lines.next(isolation: nil)
+            }
+
+            /// The next line, read without leaving `actor` (see ``ByteStream/Iterator/next(isolation:)``).
+            /// - Parameter actor: The actor the reader runs on, if any.
+            /// - Throws: The stream's ``CourierError``, or a line that is too long.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> String? {
+                try await lines.next(isolation: actor)
             }
         }
     }

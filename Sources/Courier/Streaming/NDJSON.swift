@@ -43,7 +43,14 @@ extension ByteStream {
             /// The next value, or `nil` at the end.
             /// - Throws: The stream's ``CourierError`` or a decoding failure naming the line.
             public mutating func next() async throws(CourierError) -> Value? {
-                while let (number, line) = try await lines.next() {
+                try await next(isolation: nil)
+            }
+
+            /// The next value, read without leaving `actor` (see ``ByteStream/Iterator/next(isolation:)``).
+            /// - Parameter actor: The actor the reader runs on, if any.
+            /// - Throws: The stream's ``CourierError`` or a decoding failure naming the line.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Value? {
+                while let (number, line) = try await lines.next(isolation: actor) {
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
                     do {
                         return try decoder.decode(Value.self, from: line)

@@ -176,14 +176,30 @@ public struct ServerSentEventParser: Sendable {
 
 extension ByteStream {
     /// The body as server-sent events (`text/event-stream`).
-    public var serverSentEvents: ServerSentEvents { ServerSentEvents(base: self, isTerminator: nil) }
+    public var serverSentEvents: ServerSentEvents { ServerSentEvents(base: self, isTerminator: nil, requiresTerminator: false) }
 
     /// The body as server-sent events, ending (and stopping the transfer) at the first event
     /// `isTerminator` accepts, which is not delivered: for example OpenAI's `data: [DONE]`.
-    /// - Parameter isTerminator: Says whether an event ends the stream.
+    ///
+    /// By default a body that ends without the terminator ends the events normally, as a body
+    /// without one would. When the terminator is how the server says the answer is complete (an
+    /// LLM's stream), pass `requireTerminator: true`: a body that ends first throws
+    /// ``CourierError/Cause/transport(_:)`` with kind ``TransportFailure/Kind/truncatedBody``
+    /// (transient), so a cut answer never looks complete.
+    ///
+    /// ```swift
+    /// for try await event in response.body.serverSentEvents(until: { $0.data == "[DONE]" }, requireTerminator: true) {
+    ///     print(event.data)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - isTerminator: Says whether an event ends the stream.
+    ///   - requireTerminator: Whether a body that ends before the terminator is an error.
     /// - Returns: The events.
-    public func serverSentEvents(until isTerminator: @escaping @Sendable (ServerSentEvent) -> Bool) -> ServerSentEvents {
-        ServerSentEvents(base: self, isTerminator: isTerminator)
+    public func serverSentEvents(
+        until isTerminator: @escaping @Sendable (ServerSentEvent) -> Bool, requireTerminator: Bool = false
+    ) -> ServerSentEvents {
+        ServerSentEvents(base: self, isTerminator: isTerminator, requiresTerminator: requireTerminator)
     }
 
     /// The events of a ``ByteStream``.
@@ -194,10 +210,13 @@ extension ByteStream {
         public typealias Failure = CourierError
         let base: ByteStream
         let isTerminator: (@Sendable (ServerSentEvent) -> Bool)?
+        let requiresTerminator: Bool
 
         /// Creates the iterator.
         public func makeAsyncIterator() -> Iterator {
-            Iterator(events: ParsingIterator(base.makeAsyncIterator(), parser: ServerSentEventParser()), isTerminator: isTerminator)
+            Iterator(
+                events: ParsingIterator(base.makeAsyncIterator(), parser: ServerSentEventParser()), isTerminator: isTerminator,
+                requiresTerminator: requiresTerminator)
         }
 
         /// Each event's `data` decoded as JSON.
@@ -216,12 +235,31 @@ extension ByteStream {
         public struct Iterator: AsyncIteratorProtocol {
             var events: ParsingIterator<ServerSentEventParser>
             let isTerminator: (@Sendable (ServerSentEvent) -> Bool)?
+            let requiresTerminator: Bool
+            var terminated = false
 
             /// The next event, or `nil` at the end.
-            /// - Throws: The stream's ``CourierError``, or a line that is too long.
+            /// - Throws: The stream's ``CourierError``, a line that is too long, or a body that
+            ///   ended before a required terminator.
             public mutating func next() async throws(CourierError) -> ServerSentEvent? {
-                guard let event = try await events.next() else { return nil }
+                try await next(isolation: nil)
+            }
+
+            /// The next event, read without leaving `actor` (see ``ByteStream/Iterator/next(isolation:)``).
+            /// - Parameter actor: The actor the reader runs on, if any.
+            /// - Throws: The stream's ``CourierError``, a line that is too long, or a body that
+            ///   ended before a required terminator.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> ServerSentEvent? {
+                guard let event = try await events.next(isolation: actor) else {
+                    if requiresTerminator && !terminated {
+                        terminated = true
+                        throw CourierError(
+                            .transport(TransportFailure(.truncatedBody, message: "the event stream ended before its terminator event")))
+                    }
+                    return nil
+                }
                 if let isTerminator, isTerminator(event) {
+                    terminated = true
                     events.stop(CourierError(.cancelled))
                     return nil
                 }
@@ -250,7 +288,14 @@ extension ByteStream {
             /// The next value, or `nil` at the end.
             /// - Throws: The stream's ``CourierError`` or a decoding failure naming the event.
             public mutating func next() async throws(CourierError) -> Value? {
-                guard let event = try await base.next() else { return nil }
+                try await next(isolation: nil)
+            }
+
+            /// The next value, read without leaving `actor` (see ``ByteStream/Iterator/next(isolation:)``).
+            /// - Parameter actor: The actor the reader runs on, if any.
+            /// - Throws: The stream's ``CourierError`` or a decoding failure naming the event.
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Value? {
+                guard let event = try await base.next(isolation: actor) else { return nil }
                 do {
                     return try event.decode(Value.self, decoder: decoder)
                 } catch {

@@ -305,8 +305,10 @@ final class StreamChannel: Sendable {
     }
 
     /// The next chunk, `nil` at the end; throws the stream's error, or ``CourierError/Cause/cancelled``
-    /// when the reading task is cancelled (which also stops the transfer).
-    func next() async throws(CourierError) -> Data? {
+    /// when the reading task is cancelled (which also stops the transfer). Runs on `actor` (the
+    /// reader's, for example the main actor) without hopping off it: a chunk that is ready is
+    /// taken at once, and a wait suspends the reader where it is.
+    func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Data? {
         enum Ready {
             case chunk(Taken, writer: UnsafeContinuation<Bool, Never>?)
             case end(CourierError?)
@@ -346,19 +348,22 @@ final class StreamChannel: Sendable {
                 // which Swift allows), `terminate`, or this closure. ThreadSanitizer reports that
                 // early resume against this task's later use of its frame: a false positive of the
                 // runtime's fast path, explained in scripts/tsan-suppressions.txt.
-                let chunk = try await withTaskCancellationHandler {
-                    try await withUnsafeThrowingContinuation { (reader: UnsafeContinuation<Data?, any Error>) in
-                        let ready = state.withLock { state -> Ready? in
-                            if let ready = take(&state) { return ready }
-                            state.reader = reader
-                            return nil
+                let chunk = try await withTaskCancellationHandler(
+                    operation: {
+                        try await withUnsafeThrowingContinuation(isolation: actor) { (reader: UnsafeContinuation<Data?, any Error>) in
+                            let ready = state.withLock { state -> Ready? in
+                                if let ready = take(&state) { return ready }
+                                state.reader = reader
+                                return nil
+                            }
+                            guard let ready else { return }
+                            reader.resume(with: settle(ready).mapError { $0 as any Error })
                         }
-                        guard let ready else { return }
-                        reader.resume(with: settle(ready).mapError { $0 as any Error })
-                    }
-                } onCancel: {
-                    self.terminate(CourierError(.cancelled))
-                }
+                    },
+                    onCancel: {
+                        self.terminate(CourierError(.cancelled))
+                    },
+                    isolation: actor)
                 result = .success(chunk)
             } catch {
                 result = .failure(CourierError.wrapping(error, request: nil))

@@ -95,13 +95,44 @@ public struct StreamedResponse: Sendable {
     /// - Returns: This response.
     /// - Throws: ``CourierError``.
     public func validated(_ accept: some RangeExpression<Int> & Sendable = 200..<300) async throws(CourierError) -> StreamedResponse {
+        try await validated(accept) { _ in nil }
+    }
+
+    /// This response when `accept` says its status is acceptable (2xx by default); otherwise the
+    /// transfer is stopped and ``CourierError/Cause/unacceptableStatus(_:errorBody:)`` thrown with
+    /// the start of the body (up to 64 KiB) decoded as JSON into `error`, read with
+    /// ``CourierError/errorBody(as:)``; as `decode(_:error:)` does for a buffered
+    /// resource. A body that does not decode leaves the error body `nil`.
+    ///
+    /// ```swift
+    /// let response = try await executor.stream(chat).validated(error: APIError.self)
+    /// // on a 401: catch let error as CourierError, then error.errorBody(as: APIError.self)?.message
+    /// ```
+    /// - Parameters:
+    ///   - accept: The statuses to accept.
+    ///   - error: The type of the server's error bodies.
+    ///   - decoder: The JSON decoder.
+    /// - Returns: This response.
+    /// - Throws: ``CourierError``.
+    public func validated<Failure: Decodable & Error>(
+        _ accept: some RangeExpression<Int> & Sendable = 200..<300, error: Failure.Type, decoder: JSONDecoder = JSONDecoder()
+    ) async throws(CourierError) -> StreamedResponse {
+        try await validated(accept) { body in
+            let failure: Failure? = try? decoder.decode(Failure.self, from: body)
+            return failure
+        }
+    }
+
+    private func validated(
+        _ accept: some RangeExpression<Int> & Sendable, errorBody: (Data) -> (any Error)?
+    ) async throws(CourierError) -> StreamedResponse {
         guard accept.contains(status) else {
             var start = Data()
             var iterator = body.makeAsyncIterator()
             while start.count < 64 << 10, let chunk = try? await iterator.next() { start.append(chunk.prefix((64 << 10) - start.count)) }
             body.cancel()
             throw CourierError(
-                .unacceptableStatus(status, errorBody: nil), request: request,
+                .unacceptableStatus(status, errorBody: errorBody(start)), request: request,
                 response: Response(status: status, headers: headers, body: start, url: url))
         }
         return self

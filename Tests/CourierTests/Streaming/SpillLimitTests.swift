@@ -50,7 +50,7 @@ struct SpillLimitTests {
 
     static func readAll(_ channel: StreamChannel) async throws(CourierError) -> Int {
         var total = 0
-        while let chunk = try await channel.next() { total += chunk.count }
+        while let chunk = try await channel.next(isolation: nil) { total += chunk.count }
         return total
     }
 }
