@@ -5,8 +5,9 @@ import Foundation
 #endif
 
 /// The calls into URLSession that wait for the session's work queue (`cancel`, `resume`, making a
-/// task), made on a queue of their own: not on the delegate queue, whose callbacks would then wait
-/// behind libcurl (a stopped transfer used to call `cancel()` once per arriving chunk, each waiting
+/// task), made on a queue of their own: not on the delegate queue (a `DeliveryQueue` holds
+/// libcurl while its calls wait, so one of them waiting for libcurl's work queue would stall both
+/// until the hold times out), whose callbacks would otherwise also wait behind libcurl (a stopped transfer used to call `cancel()` once per arriving chunk, each waiting
 /// for the work queue, while the chunks piled up), and never on a Swift concurrency thread, which
 /// they could block for as long as libcurl reads.
 ///

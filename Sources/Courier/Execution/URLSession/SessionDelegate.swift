@@ -101,10 +101,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return { exchange.cancel() }
     }
 
-    /// Makes and starts the task for one hop (both wait for the session's work queue, which must
-    /// never hold a Swift concurrency thread): the first on ``SessionCalls``, a redirect's next
-    /// hop (`inline`) from the delegate call that saw the previous one complete.
-    private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession, inline: Bool = false) {
+    /// Makes and starts the task for one hop on ``SessionCalls`` (both wait for the session's work
+    /// queue, which must hold neither a Swift concurrency thread nor the delivery queue).
+    private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession) {
         let start: @Sendable () -> Void = { [self] in
             let task = session.dataTask(with: urlRequest)
             exchanges.withLock { $0[task.taskIdentifier] = exchange }
@@ -122,7 +121,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             task.resume()
         }
-        if inline { start() } else { calls.run(start) }
+        calls.run(start)
     }
 
     private func exchange(for task: URLSessionTask) -> Exchange? {
@@ -159,9 +158,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let redirect = exchange.state.withLock { $0.pendingRedirect }
         if error == nil, let redirect {
-            // Inline: a redirect's body is not delivered to the delegate, so the session's work
-            // queue is not held waiting for this call.
-            launch(redirect, for: exchange, on: session, inline: true)
+            // On the calls queue, like the first hop: making and resuming a task waits for the
+            // session's work queue, which no call of the delivery queue may do (see DeliveryQueue).
+            launch(redirect, for: exchange, on: session)
             return
         }
         exchange.finish { state in

@@ -183,11 +183,10 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         return { transfer.cancel() }
     }
 
-    /// Makes and starts the task for one hop. Making and resuming a task waits for the session's
-    /// work queue, which must never hold a Swift concurrency thread: the first hop starts on
-    /// ``SessionCalls``; a redirect's next hop (`inline`) starts from the delegate call that saw
-    /// the previous hop complete, as the work queue is then free.
-    private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession, inline: Bool = false) {
+    /// Makes and starts the task for one hop on ``SessionCalls``: making and resuming a task waits
+    /// for the session's work queue, which must hold neither a Swift concurrency thread nor the
+    /// delivery queue (see `DeliveryQueue`).
+    private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
         let start: @Sendable () -> Void = { [self] in
             let file = transfer.state.withLock { $0.uploadFile }
             let task: URLSessionTask
@@ -215,7 +214,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             }
             task.resume()
         }
-        if inline { start() } else { calls.run(start) }
+        calls.run(start)
     }
 
     private func transfer(for task: URLSessionTask) -> Transfer? {
@@ -274,9 +273,9 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let (redirect, received) = transfer.state.withLock { ($0.pendingRedirect, $0.received) }
         if error == nil, let redirect {
-            // Inline, as before hops were made on the calls queue: a redirect's body is not
-            // delivered to the delegate, so its work queue is not held waiting for this call.
-            launch(redirect, for: transfer, on: session, inline: true)
+            // On the calls queue, like the first hop: making and resuming a task waits for the
+            // session's work queue, which no call of the delivery queue may do (see DeliveryQueue).
+            launch(redirect, for: transfer, on: session)
             return
         }
         if let error { return transfer.end(error) }

@@ -65,7 +65,7 @@ public final class URLSessionExecutor: Executor {
         let delegate = SessionDelegate(redirects: redirects, maximumResponseSize: maximumResponseSize)
         self.delegate = delegate
         self.configuration = configuration
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
     }
 
     deinit {
@@ -77,7 +77,7 @@ public final class URLSessionExecutor: Executor {
         streaming.withLock { existing in
             if let existing { return existing }
             let delegate = StreamingSessionDelegate(redirects: delegate.redirects, maximumResponseSize: delegate.maximumResponseSize)
-            let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate)
+            let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue()), delegate)
             existing = made
             return made
         }
@@ -168,7 +168,7 @@ public final class URLSessionExecutor: Executor {
             }
         }
         let delegate = StreamingSessionDelegate(redirects: redirects, maximumResponseSize: maximumResponseSize)
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
         let cleanup: @Sendable () -> Void = {
             producer.cancel()
             pipe.close()
