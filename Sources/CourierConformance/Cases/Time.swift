@@ -11,7 +11,8 @@ extension ConformanceSuite {
                 _ = try await context.executor().send(context.httpbin() |> path("delay", 8) |> deadline(1))
             }
             try context.expect(error.isTimeout, "got \(error)")
-            try context.expect(clock.now - start < .seconds(5), "the deadline of 1 s ended the call after \(clock.now - start)")
+            // Well before the 8 s answer, with room for a loaded machine (and ThreadSanitizer).
+            try context.expect(clock.now - start < .seconds(7), "the deadline of 1 s ended the call after \(clock.now - start)")
         },
         ConformanceCase("time: a deadline ends a streamed body that keeps arriving", needs: [.timing]) { context in
             let response = try await context.executor().stream(
@@ -28,7 +29,7 @@ extension ConformanceSuite {
                         |> deadline(1.5))
             }
             try context.expect(error.isTimeout, "got \(error)")
-            try context.expect(clock.now - start < .seconds(5), "ended after \(clock.now - start)")
+            try context.expect(clock.now - start < .seconds(7), "ended after \(clock.now - start), the drip lasts 8 s")
         },
         ConformanceCase("time: a sub-second timeout is exact, buffered and streamed") { context in
             let executor = context.executor()
@@ -75,7 +76,7 @@ extension ConformanceSuite {
             task.cancel()
             let error = try await context.error { _ = try await task.value }
             try context.expect(error.isCancellation, "got \(error)")
-            try context.expect(clock.now - start < .seconds(5), "ended after \(clock.now - start)")
+            try context.expect(clock.now - start < .seconds(7), "ended after \(clock.now - start), the answer takes 8 s")
         },
         ConformanceCase("cancellation: cancelling the reading task stops a stream at once", needs: [.timing]) { context in
             let response = try await context.executor().stream(
@@ -87,7 +88,7 @@ extension ConformanceSuite {
             reader.cancel()
             let error = try await context.error { _ = try await reader.value }
             try context.expect(error.isCancellation, "got \(error)")
-            try context.expect(clock.now - start < .seconds(2), "the reader ended \(clock.now - start) after the cancel")
+            try context.expect(clock.now - start < .seconds(5), "the reader ended \(clock.now - start) after the cancel; the drip lasts 10 s")
         },
     ]
 }
