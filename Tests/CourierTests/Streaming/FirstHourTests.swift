@@ -35,7 +35,7 @@ struct FirstHourTests {
     /// block and the 55/56-byte padding edges.
     @Test(arguments: 0..<8)
     func sha256IsTheSameWhateverThePieces(seed: Int) {
-        var generator = SplitMix(seed: UInt64(seed))
+        let generator = RandomSource.seeded(UInt64(seed))
         let length = Int(generator.next() % 300)
         let message = Data((0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
         var hasher = SHA256()
@@ -144,18 +144,5 @@ struct FirstHourTests {
         var lines = 0
         for try await _ in ByteStream(Data("a\nb\nc".utf8)).lines { lines += 1 }
         #expect(lines == 3)
-    }
-}
-
-/// A small deterministic generator for test inputs.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
