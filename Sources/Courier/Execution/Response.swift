@@ -20,6 +20,7 @@ public struct Response: Sendable, Hashable {
             switch headerStorage {
             case .converted(let headers): headers
             case .foundation(let pending): pending.headers
+            case .deferred(let deferred): deferred.headers
             }
         }
         set { headerStorage = .converted(newValue) }
@@ -40,6 +41,25 @@ public struct Response: Sendable, Hashable {
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Data = Data(), url: URL? = nil) {
         self.status = status
         self.headerStorage = .converted(headers)
+        self.body = body
+        self.url = url
+    }
+
+    /// Creates a response whose headers are converted from the transport's own form only when
+    /// first read, once for every copy: for a transport that is not Foundation's (most callers
+    /// decode the body and never read a header).
+    ///
+    /// ```swift
+    /// Response(status: Int(head.status.code), url: url) { HTTPHeaders(head.headers.map { ($0.name, $0.value) }) }
+    /// ```
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - body: The body bytes.
+    ///   - url: The URL the response came from.
+    ///   - headers: Makes the header fields; called at most once.
+    public init(status: Int, body: Data = Data(), url: URL? = nil, headers: @escaping @Sendable () -> HTTPHeaders) {
+        self.status = status
+        self.headerStorage = .deferred(DeferredHeaders(headers))
         self.body = body
         self.url = url
     }
@@ -71,6 +91,27 @@ extension Response {
         case converted(HTTPHeaders)
         /// Still Foundation's, converted once on first read.
         case foundation(PendingHeaders)
+        /// Still another transport's, converted once on first read.
+        case deferred(DeferredHeaders)
+    }
+
+    /// Headers made by a transport's conversion the first time they are read, and kept for every
+    /// copy of the response. `@unchecked Sendable` is sound: the closure is `@Sendable` and
+    /// constant, and the cached result is read and written only inside its lock.
+    final class DeferredHeaders: @unchecked Sendable {
+        private let make: @Sendable () -> HTTPHeaders
+        private let converted = Locked<HTTPHeaders?>(nil)
+
+        init(_ make: @escaping @Sendable () -> HTTPHeaders) { self.make = make }
+
+        var headers: HTTPHeaders {
+            converted.withLock { cached in
+                if let cached { return cached }
+                let headers = make()
+                cached = headers
+                return headers
+            }
+        }
     }
 
     /// This response with its header values hidden where `redaction` says so. Headers that are
@@ -83,6 +124,8 @@ extension Response {
             shown.headerStorage = .foundation(PendingHeaders(pending.response, redaction: combined))
         case .converted(let headers):
             shown.headerStorage = .converted(redaction.redacting(headers))
+        case .deferred(let deferred):
+            shown.headerStorage = .deferred(DeferredHeaders { redaction.redacting(deferred.headers) })
         }
         return shown
     }
@@ -96,11 +139,18 @@ extension Response {
             // number).
             let length = pending.response.expectedContentLength
             return length >= 0 ? Int(exactly: length) : nil
+        case .deferred(let deferred):
+            return Self.contentLength(in: deferred.headers)
         case .converted(let headers):
-            guard let declared = headers[.contentLength]?.trimmingCharacters(in: .whitespaces), let length = Int(declared),
-                length >= 0
-            else { return nil }
-            return length
+            return Self.contentLength(in: headers)
         }
+    }
+
+    /// The `Content-Length` of `headers`, when it is a non-negative number.
+    private static func contentLength(in headers: HTTPHeaders) -> Int? {
+        guard let declared = headers[.contentLength]?.trimmingCharacters(in: .whitespaces), let length = Int(declared),
+            length >= 0
+        else { return nil }
+        return length
     }
 }

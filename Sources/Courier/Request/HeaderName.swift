@@ -12,8 +12,9 @@ public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStr
 {
     /// The name as written by the caller.
     public let rawValue: String
-    /// The lower-cased name used for comparison.
-    let canonical: String
+    /// The name in lower case (ASCII), as names compare: what a transport switches on, made once
+    /// when the name is made.
+    public let canonical: String
     /// Whether the name is a valid RFC 9110 token, decided once when the name is made (names
     /// are immutable), so that checking a request does not scan its names again.
     public let isValid: Bool

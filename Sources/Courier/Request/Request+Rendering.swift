@@ -44,6 +44,19 @@ extension Request {
         return url
     }
 
+    /// The absolute URL the request is sent to, as a string: what a transport that parses URLs
+    /// itself (AsyncHTTPClient, for one) sends, validated once and not parsed into a `URL` here.
+    /// - Returns: The percent-encoded URL string.
+    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
+    ///   request has problems; nothing is rendered then.
+    public func validatedURLString() throws(CourierError) -> String {
+        try validate()
+        guard let string = urlString(redacting: nil) else {
+            throw CourierError(.invalidRequest([RequestProblem(.missingURL, "the request has no base URL")]), request: self)
+        }
+        return string
+    }
+
     /// Renders the Foundation request that URLSession sends.
     ///
     /// Headers that repeat a name are joined by `, ` as Foundation does. A file body

@@ -86,12 +86,15 @@ extension ConformanceSuite {
             _ = try await context.error {
                 _ = try await executor.download(context.stream() |> path("file") |> query("size", size) |> query("cut", 1_234_567), to: file)
             }
-            let partial = (try? FileManager.default.attributesOfItem(atPath: file.path + ".partial")[.size] as? NSNumber)?.intValue
-            try context.expect(partial == 1_234_567, "the partial file has \(partial ?? -1) bytes")
+            // What arrived before the cut is kept: all of it on URLSession; AsyncHTTPClient drops
+            // the bytes it had read ahead when the connection fails, so the partial may be shorter
+            // (never longer). Either way the download resumes exactly where the partial ends.
+            let partial = (try? FileManager.default.attributesOfItem(atPath: file.path + ".partial")[.size] as? NSNumber)?.intValue ?? -1
+            try context.expect(partial > 0 && partial <= 1_234_567, "the partial file has \(partial) bytes")
             let progress = TransferProgress()
             let download = try await executor.download(
                 context.stream() |> path("file") |> query("size", size), to: file, options: DownloadOptions(progress: progress))
-            try context.expect(download.resumedFrom == 1_234_567 && download.response.status == 206, "resumed from \(download.resumedFrom)")
+            try context.expect(download.resumedFrom == Int64(partial) && download.response.status == 206, "resumed from \(download.resumedFrom)")
             try context.expect(try Data(contentsOf: file) == streamServerBytes(0..<size), "the file differs from the server's")
             try context.expect(progress.current.completed == Int64(size) && progress.current.isFinished, "progress ended at \(progress.current)")
         },

@@ -1,0 +1,73 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+extension AsyncHTTPClientExecutor {
+    /// Renders `request` as AsyncHTTPClient's request, validated once (an invalid request throws
+    /// and is never sent), with its URL string.
+    static func prepare(_ request: Request, progress: TransferProgress?) throws -> (HTTPClientRequest, url: String) {
+        let url = try request.validatedURLString()
+        var prepared = HTTPClientRequest(url: url)
+        if request.method != .get { prepared.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue) }
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 1)
+        var cookie: String?
+        var hasAcceptEncoding = false
+        for field in request.headers.fields {
+            switch field.name.canonical {
+            // AsyncHTTPClient frames the body itself, from its length.
+            case "content-length", "transfer-encoding": continue
+            // RFC 6265 §5.4: one Cookie field, pairs separated by "; ".
+            case "cookie":
+                cookie = cookie.map { $0 + "; " + field.value } ?? field.value
+                continue
+            case "accept-encoding": hasAcceptEncoding = true
+            default: break
+            }
+            headers.add(name: field.name.rawValue, value: field.value)
+        }
+        if let cookie { headers.add(name: "Cookie", value: cookie) }
+        // Courier decodes these itself (see `Inflater`), as URLSession does.
+        if !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
+        prepared.headers = headers
+        if let source = request.bodySource {
+            let length = source.knownLength
+            progress?.update(completed: 0, expected: length)
+            prepared.body = .stream(UploadChunks(source: source, progress: progress), length: length.map { .known($0) } ?? .unknown)
+        } else if let body = request.body {
+            prepared.body = .bytes(body)
+        }
+        return (prepared, url)
+    }
+}
+
+/// A body source read while it is sent, as the byte buffers AsyncHTTPClient writes, counting
+/// upload progress as they are taken.
+struct UploadChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let source: BodySource
+    let progress: TransferProgress?
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: source.chunks().makeAsyncIterator(), progress: progress, expected: source.knownLength)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<Data, any Error>.Iterator
+        let progress: TransferProgress?
+        let expected: Int64?
+        var sent: Int64 = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await base.next() else {
+                progress?.update(completed: sent, expected: expected ?? sent)
+                return nil
+            }
+            sent += Int64(chunk.count)
+            progress?.update(completed: sent, expected: expected)
+            return ByteBuffer(bytes: chunk)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import AsyncHTTPClient
+import Courier
+import CourierAsyncHTTPClient
+import CourierConformance
+import Foundation
+import NIOHTTPCompression
+import NIOPosix
+import Testing
+
+/// What this transport does beyond the conformance suite: the limits FoundationNetworking has and
+/// AsyncHTTPClient does not, the client it accepts, and its own failure mapping.
+@Suite("AsyncHTTPClientExecutor", .serialized)
+struct TransportTests {
+    // MARK: The client it borrows
+
+    @Test func aClientThatFollowsRedirectsOrDecompressesIsRefused() async throws {
+        var following = HTTPClient.Configuration()
+        following.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        var decompressing = AsyncHTTPClientExecutor.clientConfiguration()
+        decompressing.decompression = .enabled(limit: .ratio(10))
+        for (configuration, problem) in [(following, "follows redirects"), (decompressing, "decompresses bodies")] {
+            let client = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: configuration)
+            #expect {
+                _ = try AsyncHTTPClientExecutor(client: client)
+            } throws: { error in
+                guard let error = error as? AsyncHTTPClientExecutor.ConfigurationError else { return false }
+                return error.problems.contains(problem) && error.description.contains("clientConfiguration()")
+            }
+            try await client.shutdown()
+        }
+        #expect(throws: AsyncHTTPClientExecutor.ConfigurationError.self) { _ = try AsyncHTTPClientExecutor(client: .shared) }
+        _ = try makeExecutor()
+    }
+
+    @Test func noTraceHeaderIsAdded() async throws {
+        let echoed = try await makeExecutor().send(.get |> baseURL(try servers().httpbin) |> path("headers"))
+        let text = String(decoding: echoed.body, as: UTF8.self).lowercased()
+        #expect(echoed.status == 200)
+        #expect(!text.contains("traceparent"))
+    }
+
+    // MARK: Bodies FoundationNetworking drops
+
+    @Test func aDeliveredRedirectKeepsItsBody() async throws {
+        let executor = try makeExecutor(redirects: .refuse)
+        let request = .get |> baseURL(try servers().hostile) |> path("redirect") |> query("to", "/echo") |> query("body", "1")
+        let response = try await executor.send(request)
+        #expect(response.status == 302)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("Moved"))
+        let streamed = try await executor.stream(request)
+        #expect(String(decoding: try await streamed.body.collect(upTo: 1 << 20), as: UTF8.self).contains("Moved"))
+    }
+
+    @Test func aChallenged401KeepsItsBodyWithoutALimit() async throws {
+        let response = try await makeExecutor().send(.get |> baseURL(try servers().hostile) |> path("challenge"))
+        #expect(response.status == 401)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("login required"))
+        #expect(response.headers["WWW-Authenticate"] != nil)
+    }
+
+    // MARK: Compression
+
+    @Test func aBodyCutInsideTheGzipStreamIsATransientTruncation() async throws {
+        let request = .get |> baseURL(try servers().hostile) |> path("gzip-truncated")
+        let executor = try makeExecutor()
+        let error = await #expect(throws: CourierError.self) { _ = try await executor.send(request) }
+        guard case .transport(let failure)? = error?.cause else { Issue.record("\(String(describing: error))"); return }
+        #expect(failure.kind == .truncatedBody)
+        #expect(error?.isTransient == true)
+        let streamed = try await executor.stream(request)
+        await #expect(throws: CourierError.self) { _ = try await streamed.body.collect(upTo: 1 << 20) }
+    }
+
+    @Test func aGzipBombStopsAtTheLimitInBoundedMemory() async throws {
+        let hostile = try servers().hostile
+        let executor = try makeExecutor(maximumResponseSize: 8 << 20)
+        // The server compresses its 1 GiB of zeros once, ahead of the timed part.
+        _ = try await executor.send(.get |> baseURL(hostile) |> path("gzip-bomb") |> query("prepare", "1") |> timeout(120))
+        let before = residentBytes()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: CourierError.self) {
+            _ = try await executor.send(.get |> baseURL(hostile) |> path("gzip-bomb"))
+        }
+        guard case .responseTooLarge(8 << 20)? = error?.cause else { Issue.record("\(String(describing: error))"); return }
+        let streamed = try await executor.stream(.get |> baseURL(hostile) |> path("gzip-bomb"))
+        await #expect(throws: CourierError.self) {
+            for try await _ in streamed.body {}
+        }
+        #expect(clock.now - start < .seconds(10))
+        if let before, let after = residentBytes() {
+            // The limit (8 MiB) plus a piece and the buffers of the few reads in flight.
+            #expect(after - before < 64 << 20, "resident memory grew by \(after - before) bytes")
+        }
+    }
+
+    // MARK: Backpressure
+
+    @Test func aSlowReaderSlowsTheServer() async throws {
+        let stream = try servers().stream
+        let key = UUID().uuidString
+        let executor = try makeExecutor()
+        let response = try await executor.stream(
+            .get |> baseURL(stream) |> path("bytes") |> query("size", 1 << 30) |> query("key", key),
+            options: StreamOptions(bufferLimit: 1 << 20))
+        var iterator = response.body.makeAsyncIterator()
+        var read = 0
+        while read < 4 << 20, let chunk = try await iterator.next() { read += chunk.count }
+        // The reader stops reading for a while: socket buffers fill and the server must wait.
+        try await Task.sleep(for: .milliseconds(800))
+        let sent = try await executor.send(.get |> baseURL(stream) |> path("sent") |> query("key", key) |> decode(Sent.self))
+        #expect(!sent.done)
+        #expect(sent.sent < 64 << 20, "the server sent \(sent.sent) bytes to a reader that took \(read)")
+        response.body.cancel()
+    }
+
+    // MARK: Failures
+
+    @Test func aRefusedConnectionIsTransient() async throws {
+        // A port nothing listens on: bind one, close it, connect to it.
+        let error = await #expect(throws: CourierError.self) {
+            _ = try await makeExecutor().send(.get |> url("http://127.0.0.1:9/") |> timeout(5))
+        }
+        guard case .transport(let failure)? = error?.cause else { Issue.record("\(String(describing: error))"); return }
+        #expect(failure.kind == .cannotConnect)
+        #expect(error?.isTransient == true)
+    }
+
+    @Test func anInvalidRequestIsNeverSent() async throws {
+        let error = await #expect(throws: CourierError.self) {
+            _ = try await makeExecutor().send(.get |> url("http://127.0.0.1:9/") |> header("X-Bad", "a\r\nInjected: 1"))
+        }
+        guard case .invalidRequest? = error?.cause else { Issue.record("\(String(describing: error))"); return }
+    }
+
+    @Test func errorsDoNotShowTheRequestsSecrets() async throws {
+        let error = await #expect(throws: CourierError.self) {
+            _ = try await makeExecutor().send(.get |> url("http://127.0.0.1:9/") |> bearer("s3cr3t-token") |> timeout(5))
+        }
+        let shown = [String(describing: error), String(reflecting: error), error?.localizedDescription ?? ""].joined()
+        #expect(!shown.contains("s3cr3t-token"))
+    }
+}
+
+/// What the stream server's `/sent` reports.
+struct Sent: Decodable {
+    var sent: Int
+    var done: Bool
+}
