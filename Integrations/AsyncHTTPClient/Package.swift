@@ -34,6 +34,34 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // The Playground's tour over AsyncHTTPClient (its Tour, Models and OfflineServer files are symbolic
+        // links to the Playground's own files).
+        .executableTarget(
+            name: "CourierAHCPlayground",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        // Live rows of Benchmarks/README.md: Courier on AsyncHTTPClient against raw
+        // AsyncHTTPClient and raw URLSession, each measurement in a fresh process (Benchmarks/run).
+        .executableTarget(
+            name: "CourierAHCBenchmarks",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .testTarget(
             name: "CourierAsyncHTTPClientTests",
             dependencies: [

@@ -135,9 +135,10 @@ public struct AsyncHTTPClientExecutor: Executor {
 
     /// The exchange: every hop of the redirect chain, then the body.
     private func exchange(_ request: Request, options: StreamOptions, timer: IdleTimer?) async throws -> StreamedResponse {
-        var chain = RedirectPolicy.Chain(request)
+        // Made at the first redirect: most requests have none.
+        var chain: RedirectPolicy.Chain?
         while true {
-            let current = chain.current
+            let current = chain?.current ?? request
             let (prepared, url) = try Self.prepare(current, progress: options.uploadProgress)
             let response: HTTPClientResponse
             do {
@@ -154,7 +155,10 @@ public struct AsyncHTTPClientExecutor: Executor {
             }
             let status = Int(response.status.code)
             if redirects.follows, Self.redirectStatuses.contains(status) {
-                switch redirects.next(status: status, location: response.headers.first(name: "location"), chain: &chain) {
+                var hops = chain ?? RedirectPolicy.Chain(request)
+                let step = redirects.next(status: status, location: response.headers.first(name: "location"), chain: &hops)
+                chain = hops
+                switch step {
                 case .follow:
                     await Self.discard(response.body)
                     continue

@@ -66,8 +66,14 @@ struct BodyReader: Sendable {
             throw CourierError(
                 .transport(TransportFailure(.truncatedBody, message: "the compressed body ended before its end")), request: request)
         }
-        if let failure = head.framingFailure(method: method, bodyCount: received) {
-            throw CourierError(.transport(failure), request: request)
+        // Courier's framing rule, asked only when the count differs from a declared length (read
+        // from AsyncHTTPClient's headers: the response's own stay unconverted).
+        if let declared = declaredLength, declared != received {
+            var fields: Courier.HTTPHeaders = ["Content-Length": String(declared)]
+            if let coding = response.headers.first(name: "content-encoding") { fields.add(.contentEncoding, coding) }
+            if let failure = Response(status: head.status, headers: fields).framingFailure(method: method, bodyCount: received) {
+                throw CourierError(.transport(failure), request: request)
+            }
         }
         return true
     }
@@ -75,7 +81,7 @@ struct BodyReader: Sendable {
     /// The whole body.
     func collect() async throws -> Data {
         var data = Data()
-        if let length = head.expectedLength, length <= 16 << 20 { data.reserveCapacity(length) }
+        if let length = declaredLength, length <= 16 << 20 { data.reserveCapacity(length) }
         _ = try await pump { piece in
             data.append(piece)
             return true
@@ -118,9 +124,13 @@ struct BodyReader: Sendable {
     }
 }
 
-extension Response {
-    /// The `Content-Length`, when it is a number.
-    fileprivate var expectedLength: Int? {
-        headers[.contentLength].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+extension BodyReader {
+    /// The `Content-Length`, when it is a non-negative number.
+    fileprivate var declaredLength: Int? {
+        // NIO's HTTP parser has checked the field (one value, digits only) before the head was
+        // handed over; `Int(_:)` on the string is all that is left (no Foundation trimming, which
+        // costs more than the rest of this reader on a small body).
+        guard let field = response.headers.first(name: "content-length"), let length = Int(field), length >= 0 else { return nil }
+        return length
     }
 }

@@ -114,6 +114,52 @@ struct TransportTests {
         response.body.cancel()
     }
 
+    @Test func breakingOutOfAFastBodyStopsTheServer() async throws {
+        let stream = try servers().stream
+        let key = UUID().uuidString
+        let executor = try makeExecutor()
+        let response = try await executor.stream(.get |> baseURL(stream) |> path("bytes") |> query("size", 1 << 30) |> query("key", key))
+        var read = 0
+        for try await chunk in response.body {
+            read += chunk.count
+            if read >= 20 << 20 { break }
+        }
+        // The server's writes fail once the connection is closed; give it a moment to notice.
+        var sent = Sent(sent: 0, done: false)
+        for _ in 0..<50 {
+            try await Task.sleep(for: .milliseconds(100))
+            sent = try await executor.send(.get |> baseURL(stream) |> path("sent") |> query("key", key) |> decode(Sent.self))
+            if sent.done { break }
+        }
+        #expect(sent.done, "the server was still sending")
+        #expect(sent.sent < read + (64 << 20), "the server sent \(sent.sent) bytes after a stop at \(read)")
+    }
+
+    @Test func aSlowReaderDoesNotTripTheIdleTimeout() async throws {
+        // 0.5 s of idle time allowed; the reader waits 0.8 s between chunks, the server never does.
+        let response = try await makeExecutor().stream(
+            .get |> baseURL(try servers().stream) |> path("bytes") |> query("size", 6 << 20) |> timeout(0.5),
+            options: StreamOptions(bufferLimit: 1 << 20))
+        var read = 0
+        var iterator = response.body.makeAsyncIterator()
+        while let chunk = try await iterator.next() {
+            read += chunk.count
+            if read < 3 << 20 { try await Task.sleep(for: .milliseconds(800)) }
+        }
+        #expect(read == 6 << 20)
+    }
+
+    // MARK: Requests
+
+    @Test func repeatedCookiesTravelAsOneFieldAndOtherRepeatsStay() async throws {
+        struct Echo: Decodable { var headers: [String: String] }
+        let echo = try await makeExecutor().send(
+            .get |> baseURL(try servers().httpbin) |> path("headers") |> addingHeader("Cookie", "a=1") |> addingHeader("Cookie", "b=2")
+                |> addingHeader("X-Tag", "one") |> addingHeader("X-Tag", "two") |> decode(Echo.self))
+        #expect(echo.headers["Cookie"] == "a=1; b=2")
+        #expect(echo.headers["X-Tag"] == "one,two" || echo.headers["X-Tag"] == "one, two")
+    }
+
     // MARK: Failures
 
     @Test func aRefusedConnectionIsTransient() async throws {

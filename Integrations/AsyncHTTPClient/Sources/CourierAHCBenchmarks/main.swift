@@ -1,0 +1,223 @@
+// Live measurements of Courier on AsyncHTTPClient against raw AsyncHTTPClient (and raw
+// URLSession, for context), one measurement per process: `Benchmarks/run` with
+// `COURIER_BENCH_ONLY=ahc` builds this in release mode and runs every batch in a fresh process
+// against its loopback nginx (Benchmarks/live.py, Benchmarks/README.md).
+//
+//   CourierAHCBenchmarks --live-row small|noContent|large --variant V --url BASE --concurrency N --total T
+//   CourierAHCBenchmarks --streaming stream-ahc|stream-ahc-raw --address URL
+//
+// Each prints one JSON object: {throughput, cpuPerRequest, requests} or {seconds, bytes, peakMegabytes}.
+import AsyncHTTPClient
+import Courier
+import CourierAsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+struct Payload: Codable, Sendable {
+    var id: Int
+    var name: String
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+}
+
+@inline(never) func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+/// User plus system CPU time of this process, in seconds (getrusage).
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+        getrusage(RUSAGE_SELF, &usage)
+    #endif
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// The peak resident set size of this process in MB (Linux: VmHWM in /proc/self/status).
+func peakMegabytes() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { return .nan }
+    return kilobytes / 1024
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func printJSON(_ object: [String: Double]) throws {
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+enum Kind: String {
+    case small, noContent, large
+    var path: String {
+        switch self {
+        case .small: "small.json"
+        case .noContent: "204"
+        case .large: "large.json"
+        }
+    }
+}
+
+/// What the raw clients and Courier share: the event loops, and a pool wide enough for
+/// concurrency 16 (AsyncHTTPClient's default is 8 connections per host).
+func baseConfiguration() -> HTTPClient.Configuration {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+    return configuration
+}
+
+func batch(total: Int, concurrency: Int, _ send: @escaping @Sendable () async throws -> Void) async throws -> (Double, Double) {
+    let cpuStart = cpuSeconds()
+    let clock = ContinuousClock()
+    let start = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<concurrency {
+            let share = total / concurrency + (worker < total % concurrency ? 1 : 0)
+            group.addTask { for _ in 0..<share { try await send() } }
+        }
+        try await group.waitForAll()
+    }
+    return (Double(total) / seconds(clock.now - start), (cpuSeconds() - cpuStart) / Double(total))
+}
+
+/// Courier's resources, the same for every executor.
+func courierSender(_ kind: Kind, base: String, executor: any Executor) -> @Sendable () async throws -> Void {
+    switch kind {
+    case .small:
+        let resource = Request.get |> baseURL(base) |> path(kind.path) |> decode(Payload.self)
+        return { blackHole(try await executor.send(resource)) }
+    case .large:
+        let resource = Request.get |> baseURL(base) |> path(kind.path) |> decode([Payload].self)
+        return { blackHole(try await executor.send(resource)) }
+    case .noContent:
+        let resource = Request.get |> baseURL(base) |> path(kind.path) |> decodeEmpty()
+        return { try await executor.send(resource) }
+    }
+}
+
+/// The hand-written AsyncHTTPClient client: a prebuilt request, the body collected into one
+/// buffer, a status check, and `JSONDecoder` reading the buffer in place.
+func rawAHCSender(_ kind: Kind, base: String, client: HTTPClient) -> @Sendable () async throws -> Void {
+    let request = HTTPClientRequest(url: base + "/" + kind.path)
+    let decoder = JSONDecoder()
+    return {
+        let response = try await client.execute(request, timeout: .seconds(60))
+        guard (200..<300).contains(response.status.code) else { throw BenchmarkError(description: "status \(response.status)") }
+        let body = try await response.body.collect(upTo: 16 << 20)
+        switch kind {
+        case .small: blackHole(try decoder.decode(Payload.self, from: body))
+        case .large: blackHole(try decoder.decode([Payload].self, from: body))
+        case .noContent: blackHole(body)
+        }
+    }
+}
+
+/// The hand-written URLSession client, as in Benchmarks/ (`data(for:)`, status check, decoder).
+func rawURLSessionSender(_ kind: Kind, base: String, session: URLSession) throws -> @Sendable () async throws -> Void {
+    guard let url = URL(string: base + "/" + kind.path) else { throw BenchmarkError(description: "bad URL") }
+    let request = URLRequest(url: url)
+    let decoder = JSONDecoder()
+    return {
+        let (data, response) = try await session.data(for: request)
+        guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
+            throw BenchmarkError(description: "unexpected response")
+        }
+        switch kind {
+        case .small: blackHole(try decoder.decode(Payload.self, from: data))
+        case .large: blackHole(try decoder.decode([Payload].self, from: data))
+        case .noContent: blackHole(data)
+        }
+    }
+}
+
+func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total: Int) async throws {
+    var client: HTTPClient?
+    var keepAlive: [AnyObject] = []
+    let send: @Sendable () async throws -> Void
+    switch variant {
+    case "ahc-raw":
+        let made = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: baseConfiguration())
+        client = made
+        send = rawAHCSender(kind, base: base, client: made)
+    case "ahc-courier":
+        let made = HTTPClient(
+            eventLoopGroup: .singletonMultiThreadedEventLoopGroup,
+            configuration: AsyncHTTPClientExecutor.clientConfiguration(baseConfiguration()))
+        client = made
+        send = courierSender(kind, base: base, executor: try AsyncHTTPClientExecutor(client: made))
+    case "urlsession-raw":
+        let session = URLSession(configuration: .ephemeral)
+        keepAlive.append(session)
+        send = try rawURLSessionSender(kind, base: base, session: session)
+    case "urlsession-courier":
+        let executor = URLSessionExecutor(configuration: .ephemeral)
+        keepAlive.append(executor)
+        send = courierSender(kind, base: base, executor: executor)
+    default:
+        throw BenchmarkError(description: "unknown variant \(variant)")
+    }
+    // Warm up: connections, caches, the thread pool.
+    _ = try await batch(total: max(32, total / 10), concurrency: concurrency, send)
+    let (throughput, cpu) = try await batch(total: total, concurrency: concurrency, send)
+    withExtendedLifetime(keepAlive) {}
+    try await client?.shutdown()
+    try printJSON(["throughput": throughput, "cpuPerRequest": cpu, "requests": Double(total)])
+}
+
+func streamRow(kind: String, address: String) async throws {
+    let client = HTTPClient(
+        eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: AsyncHTTPClientExecutor.clientConfiguration(baseConfiguration()))
+    let clock = ContinuousClock()
+    let start = clock.now
+    var total = 0
+    switch kind {
+    case "stream-ahc":
+        let executor = try AsyncHTTPClientExecutor(client: client)
+        let response = try await executor.stream(.get |> url(address))
+        for try await chunk in response.body { total += chunk.count }
+    case "stream-ahc-raw":
+        let response = try await client.execute(HTTPClientRequest(url: address), deadline: .distantFuture)
+        for try await buffer in response.body { total += buffer.readableBytes }
+    default:
+        throw BenchmarkError(description: "unknown streaming kind \(kind)")
+    }
+    let elapsed = seconds(clock.now - start)
+    try await client.shutdown()
+    try printJSON(["seconds": elapsed, "bytes": Double(total), "peakMegabytes": peakMegabytes()])
+}
+
+let arguments = CommandLine.arguments
+func value(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.index(after: $0) < arguments.endIndex ? arguments[$0 + 1] : nil }
+}
+
+do {
+    if let kind = value("--live-row").flatMap(Kind.init(rawValue:)), let variant = value("--variant"), let base = value("--url") {
+        try await liveRow(
+            kind: kind, variant: variant, base: base, concurrency: value("--concurrency").flatMap(Int.init) ?? 1,
+            total: value("--total").flatMap(Int.init) ?? 1000)
+    } else if let kind = value("--streaming"), let address = value("--address") {
+        try await streamRow(kind: kind, address: address)
+    } else {
+        print("usage: CourierAHCBenchmarks --live-row KIND --variant V --url BASE [--concurrency N] [--total T]")
+        print("       CourierAHCBenchmarks --streaming stream-ahc|stream-ahc-raw --address URL")
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("CourierAHCBenchmarks: \(error)\n".utf8))
+    exit(1)
+}
