@@ -50,7 +50,9 @@ struct BodyReader: Sendable {
             for try await buffer in response.body {
                 timer?.touch()
                 received += buffer.readableBytes
-                let data = Data(buffer: buffer, byteTransferStrategy: .automatic)
+                // Large buffers are handed on without a copy (the Data keeps NIO's storage alive
+                // until the reader drops it); small ones are copied rather than pin a read buffer.
+                let data = Data(buffer: buffer, byteTransferStrategy: buffer.readableBytes >= 4096 ? .noCopy : .copy)
                 if let inflater {
                     guard try await inflater.inflate(data, emit: hand) else { return false }
                 } else {
