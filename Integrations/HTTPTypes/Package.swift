@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Courier's values in swift-http-types' vocabulary and back: a package of its own, so that
+// Courier itself keeps no dependencies; it depends on Courier by path.
+let package = Package(
+    name: "CourierHTTPTypes",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "CourierHTTPTypes", targets: ["CourierHTTPTypes"])
+    ],
+    dependencies: [
+        .package(name: "Courier", path: "../.."),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .target(
+            name: "CourierHTTPTypes",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        .testTarget(
+            name: "CourierHTTPTypesTests",
+            dependencies: [
+                "CourierHTTPTypes",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
