@@ -55,6 +55,9 @@ public struct LoggingMiddleware: Middleware {
         public var responseBody: String?
         /// For ``Kind/streamEnded``: the body bytes the reader took.
         public var streamedBytes: Int?
+        /// Which attempt this is, when the logging runs inside a ``RetryMiddleware``
+        /// (``RetryPolicy/currentAttempt``): `1` for the first.
+        public var attempt = 1
 
         /// Whether the failure is one expected on real networks (timeouts, lost connections,
         /// cancellation), as opposed to a bug or a misconfiguration.
@@ -151,17 +154,22 @@ public struct LoggingMiddleware: Middleware {
         let redactor: BodyRedactor?
         let clock = ContinuousClock()
         let start: ContinuousClock.Instant
+        /// The retry attempt this exchange is (``RetryPolicy/currentAttempt``).
+        let attempt = RetryPolicy.currentAttempt
 
         /// An event of `kind` timed from the start, with the (already redacted) response head.
         func event(_ kind: Event.Kind, head: Response? = nil) -> Event {
             var event = Event(kind: kind, request: redacted, duration: clock.now - start)
             event.response = head
+            event.attempt = attempt
             return event
         }
 
         /// The failure event for `error`.
         func failure(_ error: any Error, request: Request) -> Event {
-            Event(kind: .failure, request: redacted, error: CourierError.wrapping(error, request: request), duration: clock.now - start)
+            var event = Event(kind: .failure, request: redacted, error: CourierError.wrapping(error, request: request), duration: clock.now - start)
+            event.attempt = attempt
+            return event
         }
     }
 
@@ -175,6 +183,7 @@ public struct LoggingMiddleware: Middleware {
         let exchange = Exchange(
             redacted: policy.redacted(), redaction: policy.redaction, redactor: redactor, start: ContinuousClock().now)
         var sent = Event(kind: .request, request: exchange.redacted)
+        sent.attempt = exchange.attempt
         sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
         sink(sent)
         return exchange

@@ -100,7 +100,7 @@ public struct RetryMiddleware<C: Clock>: Middleware where C.Duration == Duration
         while true {
             let outcome: Result<StreamedResponse, any Error>
             do {
-                outcome = .success(try await next(request))
+                outcome = .success(try await RetryPolicy.$currentAttempt.withValue(attempt) { try await next(request) })
             } catch {
                 outcome = .failure(error)
             }
@@ -186,4 +186,12 @@ extension Duration {
     var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
+}
+
+extension RetryPolicy {
+    /// The attempt the innermost ``RetryMiddleware`` of the current task is making: `1` for the
+    /// first (and outside any retry middleware), `2` for the first retry, and so on. Middleware
+    /// inside the retry (logging, metrics, tracing) reads it to tell attempts apart; a resend
+    /// count is `currentAttempt - 1`.
+    @TaskLocal public static var currentAttempt = 1
 }

@@ -42,6 +42,35 @@ struct RetryMiddlewareTests {
         #expect(clock.totalSleeps == 2)
     }
 
+    @Test func middlewareInsideTheRetrySeesWhichAttemptItIs() async throws {
+        let clock = ManualClock()
+        let server = InMemoryExecutor.scripted([.status(503), .status(502)], then: .text("ok"))
+        let events = Events()
+        // Logging inside the retry: one exchange per attempt, numbered.
+        let executor = server.with(retry(clock: clock), LoggingMiddleware { events.append($0) })
+        _ = try await drive(clock) { try await executor.send(get) }
+        let attempts = events.all.filter { $0.kind == .response }.map(\.attempt)
+        #expect(attempts == [1, 2, 3])
+        #expect(RetryPolicy.currentAttempt == 1)
+    }
+
+    /// Logged events, from any task. `@unchecked Sendable` is sound: the array is only touched
+    /// while the lock is held.
+    final class Events: @unchecked Sendable {
+        private let lock = NSLock()
+        private var events: [LoggingMiddleware.Event] = []
+        func append(_ event: LoggingMiddleware.Event) {
+            lock.lock()
+            events.append(event)
+            lock.unlock()
+        }
+        var all: [LoggingMiddleware.Event] {
+            lock.lock()
+            defer { lock.unlock() }
+            return events
+        }
+    }
+
     @Test(arguments: [408, 429, 500, 502, 503, 504])
     func defaultRetryableStatuses(status: Int) async throws {
         let clock = ManualClock()
