@@ -238,3 +238,42 @@ public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
         code.map { "\(message) (code \($0))" } ?? message
     }
 }
+
+extension CourierError {
+    /// The kind of failure as a short, fixed name without any value from the request or the
+    /// response: what metrics, traces and structured logs record as `error.type` (OpenTelemetry's
+    /// low-cardinality error type). A transport failure is named by its kind (`connectionLost`,
+    /// `truncatedBody`, …), everything else by its cause (`timedOut`, `cancelled`,
+    /// `unacceptableStatus`, `decodingFailed`, …).
+    public var errorType: String {
+        switch cause {
+        case .invalidRequest: "invalidRequest"
+        case .timedOut: "timedOut"
+        case .cancelled: "cancelled"
+        case .transport(let failure):
+            switch failure.kind {
+            case .dnsFailure: "dnsFailure"
+            case .cannotConnect: "cannotConnect"
+            case .connectionLost: "connectionLost"
+            case .notConnected: "notConnected"
+            case .secureConnectionFailed: "secureConnectionFailed"
+            case .redirectFailed: "redirectFailed"
+            case .badResponse: "badResponse"
+            case .truncatedBody: "truncatedBody"
+            case .other: "transportFailure"
+            }
+        case .unacceptableStatus: "unacceptableStatus"
+        case .unacceptableContentType: "unacceptableContentType"
+        case .decodingFailed: "decodingFailed"
+        case .authenticationFailed: "authenticationFailed"
+        case .responseTooLarge: "responseTooLarge"
+        case .noRecordedResponse: "noRecordedResponse"
+        case .noMatchingRoute: "noMatchingRoute"
+        case .invalidRecording: "invalidRecording"
+        case .tooManyPages: "tooManyPages"
+        case .paginationCycle: "paginationCycle"
+        case .slowConsumer: "slowConsumer"
+        case .fileFailure: "fileFailure"
+        }
+    }
+}

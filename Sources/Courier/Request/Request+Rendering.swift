@@ -57,6 +57,12 @@ extension Request {
         return string
     }
 
+    /// The absolute URL as logs, metrics and traces may show it: userinfo and the values of
+    /// sensitive query parameters (the standard ones and ``redaction``'s) replaced by
+    /// ``Redaction/placeholder``; `nil` without a base URL. For `url.full` in structured logs and
+    /// spans.
+    public var redactedURLString: String? { urlString(redacting: redaction) }
+
     /// Renders the Foundation request that URLSession sends.
     ///
     /// Headers that repeat a name are joined by `, ` as Foundation does. A file body

@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Courier's LoggingMiddleware writing to swift-log: a package of its own, so that Courier itself
+// keeps no dependencies; it depends on Courier by path.
+let package = Package(
+    name: "CourierLogging",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "CourierLogging", targets: ["CourierLogging"])
+    ],
+    dependencies: [
+        .package(name: "Courier", path: "../.."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "CourierLogging",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        .testTarget(
+            name: "CourierLoggingTests",
+            dependencies: [
+                "CourierLogging",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

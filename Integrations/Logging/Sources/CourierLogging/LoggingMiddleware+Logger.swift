@@ -1,0 +1,110 @@
+import Courier
+import Foundation
+import Logging
+
+extension LoggingMiddleware {
+    /// The swift-log levels traffic is logged at.
+    public struct LogLevels: Sendable, Hashable {
+        /// A request about to be sent; `.trace` by default.
+        public var request: Logger.Level
+        /// A response head (and a body in hand); `.debug` by default.
+        public var response: Logger.Level
+        /// A streamed body that ended; `.debug` by default.
+        public var streamEnded: Logger.Level
+        /// A request that failed, or a stream that ended with an error; `.debug` by default (the
+        /// caller receives the error and decides how loud it is, as libraries should).
+        public var failure: Logger.Level
+
+        /// Creates the levels.
+        /// - Parameters:
+        ///   - request: For requests about to be sent.
+        ///   - response: For responses.
+        ///   - streamEnded: For streamed bodies that ended normally.
+        ///   - failure: For failures.
+        public init(request: Logger.Level = .trace, response: Logger.Level = .debug, streamEnded: Logger.Level = .debug, failure: Logger.Level = .debug) {
+            self.request = request
+            self.response = response
+            self.streamEnded = streamEnded
+            self.failure = failure
+        }
+    }
+
+    /// Logging middleware that writes each event to a swift-log `Logger`, with the event's
+    /// one-line summary as the message and OpenTelemetry's attribute names as metadata, every
+    /// value redacted as ``LoggingMiddleware`` redacts it:
+    ///
+    /// | key | value |
+    /// | --- | --- |
+    /// | `http.request.method` | `GET` |
+    /// | `url.full` | the URL with userinfo and sensitive query values hidden |
+    /// | `server.address`, `server.port` | the host and port |
+    /// | `http.request.resend_count` | the retry attempt minus one, when it is a retry |
+    /// | `http.response.status_code` | `200` (responses) |
+    /// | `http.response.body.size` | bytes received (a body in hand, or a stream that ended) |
+    /// | `http.client.request.duration` | seconds from sending to this event |
+    /// | `error.type` | ``Courier/CourierError/errorType`` (failures) |
+    /// | `courier.event` | `request`, `response`, `stream_ended` or `failure` |
+    /// | `courier.request.body`, `courier.response.body` | the body as logged, when `bodies` is on |
+    ///
+    /// ```swift
+    /// let logger = Logger(label: "api")
+    /// let executor = URLSessionExecutor().with(RetryMiddleware(), LoggingMiddleware(logger: logger))
+    /// ```
+    /// - Parameters:
+    ///   - logger: The logger; its own metadata and metadata provider apply as usual.
+    ///   - levels: The level of each kind of event.
+    ///   - redaction: More header and query names to hide, on top of each request's own.
+    ///   - bodies: Whether bodies are logged (capped and redacted); off by default.
+    public init(logger: Logger, levels: LogLevels = LogLevels(), redaction: Redaction = Redaction(), bodies: BodyLogging = .off) {
+        self.init(redaction: redaction, bodies: bodies) { event in
+            let level: Logger.Level
+            switch event.kind {
+            case .request: level = levels.request
+            case .response: level = levels.response
+            case .streamEnded: level = event.error == nil ? levels.streamEnded : levels.failure
+            case .failure: level = levels.failure
+            }
+            // The metadata is built only when the level is enabled.
+            guard logger.logLevel <= level else { return }
+            logger.log(level: level, "\(event.description)", metadata: Self.metadata(of: event))
+        }
+    }
+
+    /// The event's metadata, by OpenTelemetry's attribute names.
+    static func metadata(of event: Event) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "http.request.method": "\(event.request.method.rawValue)",
+            "courier.event": "\(Self.name(of: event.kind))",
+        ]
+        if let url = event.request.redactedURLString { metadata["url.full"] = "\(url)" }
+        if let base = event.request.baseURL, let host = base.host {
+            metadata["server.address"] = "\(host)"
+            if let port = base.port ?? (base.scheme?.lowercased() == "https" ? 443 : base.scheme?.lowercased() == "http" ? 80 : nil) {
+                metadata["server.port"] = "\(port)"
+            }
+        }
+        if event.attempt > 1 { metadata["http.request.resend_count"] = "\(event.attempt - 1)" }
+        if let response = event.response {
+            metadata["http.response.status_code"] = "\(response.status)"
+            if event.kind == .response, !response.body.isEmpty { metadata["http.response.body.size"] = "\(response.body.count)" }
+        }
+        if let bytes = event.streamedBytes { metadata["http.response.body.size"] = "\(bytes)" }
+        if let duration = event.duration {
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            metadata["http.client.request.duration"] = "\(seconds)"
+        }
+        if let error = event.error { metadata["error.type"] = "\(error.errorType)" }
+        if let body = event.requestBody { metadata["courier.request.body"] = "\(body)" }
+        if let body = event.responseBody { metadata["courier.response.body"] = "\(body)" }
+        return metadata
+    }
+
+    private static func name(of kind: Event.Kind) -> String {
+        switch kind {
+        case .request: "request"
+        case .response: "response"
+        case .streamEnded: "stream_ended"
+        case .failure: "failure"
+        }
+    }
+}
