@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Courier's HTTP client metrics on swift-metrics: a package of its own, so that Courier itself
+// keeps no dependencies; it depends on Courier by path.
+let package = Package(
+    name: "CourierMetrics",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "CourierMetrics", targets: ["CourierMetrics"])
+    ],
+    dependencies: [
+        .package(name: "Courier", path: "../.."),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "CourierMetrics",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        .testTarget(
+            name: "CourierMetricsTests",
+            dependencies: [
+                "CourierMetrics",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

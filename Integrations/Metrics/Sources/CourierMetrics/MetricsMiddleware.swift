@@ -1,0 +1,119 @@
+import CoreMetrics
+import Courier
+import Foundation
+
+/// Records OpenTelemetry's HTTP client metrics for every request, by their standard names and
+/// dimensions, through swift-metrics:
+///
+/// | metric | swift-metrics type | what |
+/// | --- | --- | --- |
+/// | `http.client.request.duration` | `Timer` (shown in seconds) | from sending to the end of the response body (a streamed body: when the reader is done with it) |
+/// | `http.client.request.body.size` | `Recorder` (bytes) | the request body, when its size is known |
+/// | `http.client.response.body.size` | `Recorder` (bytes) | the response body the reader took |
+/// | `http.client.active_requests` | `Meter` | requests in flight, until their body ends |
+///
+/// Dimensions: `http.request.method`, `server.address`, `server.port`, `url.scheme`, and on the
+/// duration and sizes `http.response.status_code` (when a response arrived) and `error.type`
+/// (``Courier/CourierError/errorType`` for a failure, the status code for a 4xx or 5xx, as the
+/// conventions say). No URL path, query or header value is ever a dimension: cardinality stays
+/// bounded and secrets stay out.
+///
+/// Put it inside ``Courier/RetryMiddleware`` to count every attempt, outside to count each call
+/// once.
+///
+/// ```swift
+/// let executor = URLSessionExecutor().with(RetryMiddleware(), MetricsMiddleware())
+/// ```
+public struct MetricsMiddleware: Middleware {
+    private let factory: any MetricsFactory
+
+    /// Creates the middleware.
+    /// - Parameter factory: Where the metrics go; the bootstrapped `MetricsSystem.factory` by
+    ///   default (a test passes `MetricsTestKit`'s `TestMetrics`).
+    public init(factory: any MetricsFactory = MetricsSystem.factory) {
+        self.factory = factory
+    }
+
+    /// Sends the request and records its metrics; the response and errors pass through unchanged.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The response (a streamed body observed, never buffered).
+    /// - Throws: Whatever `next` throws.
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
+        let base = Self.baseDimensions(of: request)
+        let active = Meter(label: "http.client.active_requests", dimensions: base, factory: factory)
+        active.increment()
+        if let size = request.body?.count ?? request.bodySource?.knownLength.map(Int.init) {
+            Recorder(label: "http.client.request.body.size", dimensions: base, factory: factory).record(size)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let factory = self.factory
+        let finish: @Sendable (Int?, CourierError?, Int?) -> Void = { status, error, bytes in
+            var dimensions = base
+            if let status { dimensions.append(("http.response.status_code", String(status))) }
+            if let error {
+                dimensions.append(("error.type", error.errorType))
+            } else if let status, status >= 400 {
+                dimensions.append(("error.type", String(status)))
+            }
+            let elapsed = clock.now - start
+            Timer(label: "http.client.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
+                .recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            if let bytes {
+                Recorder(label: "http.client.response.body.size", dimensions: dimensions, factory: factory).record(bytes)
+            }
+            active.decrement()
+        }
+        let response: StreamedResponse
+        do {
+            response = try await next(request)
+        } catch {
+            finish(nil, CourierError.wrapping(error, request: request), nil)
+            throw error
+        }
+        if let body = response.body.bufferedData {
+            finish(response.status, nil, body.count)
+            return response
+        }
+        let status = response.status
+        let count = Counter()
+        var observed = response
+        observed.body = response.body.observing(
+            chunk: { count.add($0.count) },
+            end: { error in finish(status, error, count.value) })
+        return observed
+    }
+
+    /// `http.request.method`, `server.address`, `server.port` and `url.scheme`.
+    static func baseDimensions(of request: Request) -> [(String, String)] {
+        var dimensions = [("http.request.method", request.method.rawValue)]
+        if let base = request.baseURL, let host = base.host {
+            let scheme = base.scheme?.lowercased() ?? ""
+            dimensions.append(("server.address", host))
+            if let port = base.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil) {
+                dimensions.append(("server.port", String(port)))
+            }
+            dimensions.append(("url.scheme", scheme))
+        }
+        return dimensions
+    }
+}
+
+/// Bytes a streamed body delivered. `@unchecked Sendable` is sound: the count is only read or
+/// written while the lock is held.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0
+    func add(_ bytes: Int) {
+        lock.lock()
+        total += bytes
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return total
+    }
+}

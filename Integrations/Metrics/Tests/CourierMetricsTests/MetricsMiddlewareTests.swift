@@ -1,0 +1,63 @@
+import CoreMetrics
+import Courier
+import CourierMetrics
+import Foundation
+import MetricsTestKit
+import Testing
+
+/// OpenTelemetry's HTTP client metrics, checked against swift-metrics' test kit.
+@Suite("MetricsMiddleware")
+struct MetricsMiddlewareTests {
+    static let request = Request.get |> baseURL("https://api.test/v1") |> path("items", "42") |> query("token", "s3cr3t")
+    static let base = [("http.request.method", "GET"), ("server.address", "api.test"), ("server.port", "443"), ("url.scheme", "https")]
+
+    @Test func aResponseRecordsDurationSizeAndActiveRequests() async throws {
+        let metrics = TestMetrics()
+        let server = InMemoryExecutor.scripted([], then: .text("hello"))
+        _ = try await server.with(MetricsMiddleware(factory: metrics)).send(Self.request)
+        let dimensions = Self.base + [("http.response.status_code", "200")]
+        let duration = try metrics.expectTimer("http.client.request.duration", dimensions)
+        #expect(duration.values.count == 1)
+        #expect(try metrics.expectRecorder("http.client.response.body.size", dimensions).values == [5])
+        let active = try metrics.expectMeter("http.client.active_requests", Self.base)
+        #expect(active.values == [1, 0])
+    }
+
+    @Test func errorStatusesAndFailuresCarryTheirErrorType() async throws {
+        let metrics = TestMetrics()
+        let lost = CourierError(.transport(TransportFailure(.connectionLost, message: "reset")))
+        let server = InMemoryExecutor.scripted([.status(503), .failure(lost)], then: .text("ok"))
+        let executor = server.with(MetricsMiddleware(factory: metrics))
+        _ = try await executor.send(Self.request)
+        _ = try? await executor.send(Self.request)
+        _ = try metrics.expectTimer(
+            "http.client.request.duration", Self.base + [("http.response.status_code", "503"), ("error.type", "503")])
+        _ = try metrics.expectTimer("http.client.request.duration", Self.base + [("error.type", "connectionLost")])
+        #expect(try metrics.expectMeter("http.client.active_requests", Self.base).lastValue == 0)
+    }
+
+    @Test func aStreamIsTimedToItsEndAndNeverBuffered() async throws {
+        let metrics = TestMetrics()
+        let server = InMemoryExecutor.scripted([], then: .stream([Data("ab".utf8), Data("cde".utf8)]))
+        let response = try await server.with(MetricsMiddleware(factory: metrics)).stream(Self.request)
+        #expect(response.body.bufferedData == nil)
+        #expect(try metrics.expectMeter("http.client.active_requests", Self.base).lastValue == 1)
+        #expect(metrics.timers.isEmpty)
+        _ = try await response.body.collect(upTo: 1 << 20)
+        let dimensions = Self.base + [("http.response.status_code", "200")]
+        #expect(try metrics.expectRecorder("http.client.response.body.size", dimensions).values == [5])
+        #expect(try metrics.expectMeter("http.client.active_requests", Self.base).lastValue == 0)
+    }
+
+    @Test func requestBodiesAreSizedAndNoPathQueryOrValueBecomesADimension() async throws {
+        let metrics = TestMetrics()
+        let server = InMemoryExecutor.scripted([], then: .status(201))
+        _ = try await server.with(MetricsMiddleware(factory: metrics)).send(
+            Request.post |> baseURL("http://127.0.0.1:8080") |> path("users", "alice") |> bearer("t0ken") |> body(Data(count: 12)))
+        let base = [("http.request.method", "POST"), ("server.address", "127.0.0.1"), ("server.port", "8080"), ("url.scheme", "http")]
+        #expect(try metrics.expectRecorder("http.client.request.body.size", base).values == [12])
+        let everything = (metrics.timers.map { "\($0.label) \($0.dimensions)" } + metrics.recorders.map { "\($0.label) \($0.dimensions)" })
+            .joined(separator: "\n")
+        for leaked in ["alice", "t0ken", "s3cr3t", "/users"] { #expect(!everything.contains(leaked)) }
+    }
+}
