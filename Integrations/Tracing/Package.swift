@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// A client span per Courier request on swift-distributed-tracing: a package of its own, so that
+// Courier itself keeps no dependencies; it depends on Courier by path.
+let package = Package(
+    name: "CourierTracing",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "CourierTracing", targets: ["CourierTracing"])
+    ],
+    dependencies: [
+        .package(name: "Courier", path: "../.."),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    ],
+    targets: [
+        .target(
+            name: "CourierTracing",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        .testTarget(
+            name: "CourierTracingTests",
+            dependencies: [
+                "CourierTracing",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

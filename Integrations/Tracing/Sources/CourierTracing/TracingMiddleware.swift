@@ -1,0 +1,136 @@
+import Courier
+import Foundation
+import Instrumentation
+import Tracing
+
+/// Starts a client span for every request, with OpenTelemetry's HTTP attributes, and injects
+/// the span's context into the request's headers (`traceparent` and `tracestate` for a W3C
+/// tracer) so the server continues the trace.
+///
+/// - Name: the method (`GET`), or what `name` makes of the request (for example the method and
+///   a URL template: `GET /users/{id}`); never a raw path, which would carry identifiers.
+/// - Attributes: `http.request.method`, `url.full` (userinfo and sensitive query values hidden),
+///   `server.address`, `server.port`, `url.scheme`, `http.request.resend_count` (for a retry,
+///   from ``Courier/RetryPolicy/currentAttempt``; redirects are followed inside the transport,
+///   within the same span), `http.response.status_code`, `http.response.body.size`, and
+///   `error.type` (``Courier/CourierError/errorType``, or the status code for a 4xx or 5xx, which
+///   also set the span's status to error).
+/// - The span ends with the response body: at once for a body in hand, when the reader is done
+///   with a streamed one (never buffered to find out).
+/// - Injection replaces any trace header the request already has, so a request never carries two
+///   `traceparent`s; a transport that traces by itself would add a second (the AsyncHTTPClient
+///   executor refuses a client that does).
+///
+/// Put it outside ``Courier/RetryMiddleware`` for one span per call, inside for one per attempt.
+///
+/// ```swift
+/// let executor = URLSessionExecutor().with(TracingMiddleware(), RetryMiddleware())
+/// ```
+public struct TracingMiddleware: Middleware {
+    private let tracer: any Tracer
+    private let name: @Sendable (Request) -> String
+
+    /// Creates the middleware.
+    /// - Parameters:
+    ///   - tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
+    ///   - name: The span's name for a request; its method by default.
+    public init(tracer: any Tracer = InstrumentationSystem.tracer, name: @escaping @Sendable (Request) -> String = { $0.method.rawValue }) {
+        self.tracer = tracer
+        self.name = name
+    }
+
+    /// Sends the request inside a client span; the response and errors pass through unchanged.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The response (a streamed body observed, never buffered).
+    /// - Throws: Whatever `next` throws.
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
+        let parent = InstrumentationContext.current ?? .topLevel
+        let span = tracer.startSpan(name(request), context: parent, ofKind: .client)
+        Self.describe(request, on: span)
+        var traced = request
+        var headers = traced.headers
+        for name in ["traceparent", "tracestate"] { headers.remove(HeaderName(rawValue: name)) }
+        tracer.inject(span.context, into: &headers, using: HeadersInjector())
+        traced.headers = headers
+        let response: StreamedResponse
+        do {
+            response = try await InstrumentationContext.withValue(span.context) { try await next(traced) }
+        } catch {
+            let failure = CourierError.wrapping(error, request: request)
+            span.attributes["error.type"] = failure.errorType
+            span.recordError(failure)
+            span.setStatus(SpanStatus(code: .error))
+            span.end()
+            throw error
+        }
+        let status = response.status
+        span.attributes["http.response.status_code"] = status
+        if status >= 400 {
+            span.attributes["error.type"] = String(status)
+            span.setStatus(SpanStatus(code: .error))
+        }
+        if let body = response.body.bufferedData {
+            span.attributes["http.response.body.size"] = body.count
+            span.end()
+            return response
+        }
+        let count = Counter()
+        var observed = response
+        observed.body = response.body.observing(
+            chunk: { count.add($0.count) },
+            end: { error in
+                span.attributes["http.response.body.size"] = count.value
+                if let error {
+                    if case .cancelled = error.cause {} else {
+                        span.attributes["error.type"] = error.errorType
+                        span.recordError(error)
+                        span.setStatus(SpanStatus(code: .error))
+                    }
+                }
+                span.end()
+            })
+        return observed
+    }
+
+    /// The request's attributes, redacted.
+    private static func describe(_ request: Request, on span: any Span) {
+        span.updateAttributes { attributes in
+            attributes["http.request.method"] = request.method.rawValue
+            if let url = request.redactedURLString { attributes["url.full"] = url }
+            if let base = request.baseURL, let host = base.host {
+                let scheme = base.scheme?.lowercased() ?? ""
+                attributes["server.address"] = host
+                if let port = base.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil) { attributes["server.port"] = port }
+                attributes["url.scheme"] = scheme
+            }
+            let attempt = RetryPolicy.currentAttempt
+            if attempt > 1 { attributes["http.request.resend_count"] = attempt - 1 }
+        }
+    }
+}
+
+/// Writes a tracer's context into Courier's headers, replacing what a key already holds.
+struct HeadersInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout Courier.HTTPHeaders) {
+        carrier.set(HeaderName(rawValue: key), value)
+    }
+}
+
+/// Bytes a streamed body delivered. `@unchecked Sendable` is sound: the count is only read or
+/// written while the lock is held.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0
+    func add(_ bytes: Int) {
+        lock.lock()
+        total += bytes
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return total
+    }
+}

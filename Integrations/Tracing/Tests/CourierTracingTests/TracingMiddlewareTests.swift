@@ -1,0 +1,113 @@
+import Courier
+import CourierTracing
+import Foundation
+import InMemoryTracing
+import Instrumentation
+import Testing
+import Tracing
+
+/// A client span per request, checked against swift-distributed-tracing's in-memory tracer.
+@Suite("TracingMiddleware")
+struct TracingMiddlewareTests {
+    static let request = Request.get |> baseURL("https://user:pa55@api.test/v1") |> path("users", "alice")
+        |> query("access_token", "t0ken") |> query("page", 2)
+
+    @Test func aRequestGetsAClientSpanWithRedactedAttributes() async throws {
+        let tracer = InMemoryTracer()
+        let server = InMemoryExecutor.scripted([], then: .text("hello"))
+        _ = try await server.with(TracingMiddleware(tracer: tracer)).send(Self.request)
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(tracer.finishedSpans.count == 1)
+        #expect(span.operationName == "GET")
+        #expect(span.kind == .client)
+        #expect(span.attributes["http.request.method"]?.toSpanAttribute() == "GET")
+        #expect(span.attributes["url.full"]?.toSpanAttribute() == "https://<redacted>@api.test/v1/users/alice?access_token=<redacted>&page=2")
+        #expect(span.attributes["server.address"]?.toSpanAttribute() == "api.test")
+        #expect(span.attributes["server.port"]?.toSpanAttribute() == 443)
+        #expect(span.attributes["url.scheme"]?.toSpanAttribute() == "https")
+        #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
+        #expect(span.attributes["http.response.body.size"]?.toSpanAttribute() == 5)
+        #expect(span.status == nil)
+        let everything = "\(span.attributes)"
+        #expect(!everything.contains("t0ken") && !everything.contains("pa55"))
+    }
+
+    @Test func theContextIsInjectedOnceReplacingAnyTraceHeaderAlreadyThere() async throws {
+        let tracer = InMemoryTracer()
+        let server = InMemoryExecutor.scripted([], then: .status(204))
+        _ = try await server.with(TracingMiddleware(tracer: tracer)).send(
+            Self.request |> header("traceparent", "00-stale-stale-01") |> header(HeaderName(rawValue: InMemoryTracer.traceIDKey), "stale"))
+        let sent = try #require(server.requests.first)
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(sent.headers.values(for: HeaderName(rawValue: InMemoryTracer.traceIDKey)) == [span.traceID])
+        #expect(sent.headers.values(for: HeaderName(rawValue: InMemoryTracer.spanIDKey)) == [span.spanID])
+        #expect(sent.headers["traceparent"] == nil)
+    }
+
+    @Test func errorStatusesAndFailuresMarkTheSpan() async throws {
+        let tracer = InMemoryTracer()
+        let lost = CourierError(.transport(TransportFailure(.connectionLost, message: "reset")))
+        let server = InMemoryExecutor.scripted([.status(503), .failure(lost)], then: .text("ok"))
+        let executor = server.with(TracingMiddleware(tracer: tracer))
+        _ = try await executor.send(Self.request)
+        _ = try? await executor.send(Self.request)
+        let spans = tracer.finishedSpans
+        try #require(spans.count == 2)
+        #expect(spans[0].status?.code == .error)
+        #expect(spans[0].attributes["error.type"]?.toSpanAttribute() == "503")
+        #expect(spans[1].status?.code == .error)
+        #expect(spans[1].attributes["error.type"]?.toSpanAttribute() == "connectionLost")
+        #expect(spans[1].errors.count == 1)
+    }
+
+    @Test func retriesInsideTheSpanCarryTheirResendCount() async throws {
+        let tracer = InMemoryTracer()
+        let server = InMemoryExecutor.scripted([.status(503)], then: .text("ok"))
+        let retry = RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1)))
+        _ = try await server.with(retry, TracingMiddleware(tracer: tracer)).send(Self.request)
+        let counts = tracer.finishedSpans.map { $0.attributes["http.request.resend_count"]?.toSpanAttribute() }
+        #expect(counts == [nil, 1])
+    }
+
+    @Test func aStreamedBodyEndsTheSpanWhenTheReaderIsDone() async throws {
+        let tracer = InMemoryTracer()
+        let server = InMemoryExecutor.scripted([], then: .stream([Data("ab".utf8), Data("cde".utf8)]))
+        let response = try await server.with(TracingMiddleware(tracer: tracer) { "\($0.method.rawValue) /users/{id}" }).stream(Self.request)
+        #expect(response.body.bufferedData == nil)
+        #expect(tracer.finishedSpans.isEmpty)
+        _ = try await response.body.collect(upTo: 1 << 20)
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(span.operationName == "GET /users/{id}")
+        #expect(span.attributes["http.response.body.size"]?.toSpanAttribute() == 5)
+    }
+
+    @Test func theSpanIsTheParentOfWhatTheTransportDoes() async throws {
+        let tracer = InMemoryTracer()
+        let seen = Seen()
+        let server = InMemoryExecutor(routes: [
+            .init(.get, "/v1/users/{id}") { _, _ in
+                seen.set(InstrumentationContext.current.flatMap { tracer.activeSpan(identifiedBy: $0)?.spanID })
+                return .status(204)
+            }
+        ])
+        _ = try await server.with(TracingMiddleware(tracer: tracer)).send(Self.request)
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(seen.value == span.spanID)
+    }
+
+    /// A value set by a route. `@unchecked Sendable` is sound: only touched while locked.
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: String?
+        func set(_ value: String?) {
+            lock.lock()
+            stored = value
+            lock.unlock()
+        }
+        var value: String? {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+    }
+}
