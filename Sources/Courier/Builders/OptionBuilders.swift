@@ -71,3 +71,15 @@ public func retryable(_ allowed: Bool = true) -> RequestBuilder {
         return request
     }
 }
+
+/// Names what the request does (an OpenAPI `operationId`, say `getUser`): observability
+/// middleware records it (`CourierLogging`, `CourierTracing`), nothing sends it.
+/// - Parameter id: The name.
+/// - Returns: The builder.
+public func operationID(_ id: String) -> RequestBuilder {
+    { request in
+        var request = consume request
+        request.operationID = id
+        return request
+    }
+}

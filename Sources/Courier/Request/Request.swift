@@ -76,6 +76,12 @@ public struct Request: Sendable, Hashable {
         get { settings.value.allowsRetry }
         _modify { yield &settings.value.allowsRetry }
     }
+    /// A name for what the request does (an OpenAPI `operationId` such as `getUser`), for logs,
+    /// metrics and traces; never sent. See ``operationID(_:)``.
+    public var operationID: String? {
+        get { settings.value.operationID }
+        _modify { yield &settings.value.operationID }
+    }
     /// What descriptions, logs and errors must hide.
     public var redaction: Redaction {
         get { settings.value.redaction }
@@ -163,6 +169,7 @@ extension Request {
         var redaction = Redaction()
         var encodingDefaults = EncodingDefaults()
         var recordedProblems: [RequestProblem] = []
+        var operationID: String?
     }
 
     /// What a request's body is.

@@ -44,6 +44,7 @@ extension LoggingMiddleware {
     /// | `http.client.request.duration` | seconds from sending to this event |
     /// | `error.type` | ``Courier/CourierError/errorType`` (failures) |
     /// | `courier.event` | `request`, `response`, `stream_ended` or `failure` |
+    /// | `courier.operation_id` | the request's ``Courier/Request/operationID`` (an OpenAPI operation), when set |
     /// | `courier.request.body`, `courier.response.body` | the body as logged, when `bodies` is on |
     ///
     /// ```swift
@@ -83,6 +84,7 @@ extension LoggingMiddleware {
                 metadata["server.port"] = "\(port)"
             }
         }
+        if let operation = event.request.operationID { metadata["courier.operation_id"] = "\(operation)" }
         if event.attempt > 1 { metadata["http.request.resend_count"] = "\(event.attempt - 1)" }
         if let response = event.response {
             metadata["http.response.status_code"] = "\(response.status)"

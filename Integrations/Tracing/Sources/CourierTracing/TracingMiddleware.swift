@@ -12,7 +12,8 @@ import Tracing
 /// - Attributes: `http.request.method`, `url.full` (userinfo and sensitive query values hidden),
 ///   `server.address`, `server.port`, `url.scheme`, `http.request.resend_count` (for a retry,
 ///   from ``Courier/RetryPolicy/currentAttempt``; redirects are followed inside the transport,
-///   within the same span), `http.response.status_code`, `http.response.body.size`, and
+///   within the same span), `courier.operation_id` (``Courier/Request/operationID``, an OpenAPI
+///   operation, when set), `http.response.status_code`, `http.response.body.size`, and
 ///   `error.type` (``Courier/CourierError/errorType``, or the status code for a 4xx or 5xx, which
 ///   also set the span's status to error).
 /// - The span ends with the response body: at once for a body in hand, when the reader is done
@@ -105,6 +106,7 @@ public struct TracingMiddleware: Middleware {
                 if let port = base.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil) { attributes["server.port"] = port }
                 attributes["url.scheme"] = scheme
             }
+            if let operation = request.operationID { attributes["courier.operation_id"] = operation }
             let attempt = RetryPolicy.currentAttempt
             if attempt > 1 { attributes["http.request.resend_count"] = attempt - 1 }
         }

@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// A swift-openapi-runtime ClientTransport over any Courier executor: a package of its own, so
+// that Courier itself keeps no dependencies; it depends on Courier and its swift-http-types
+// bridge by path.
+let package = Package(
+    name: "CourierOpenAPI",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"])
+    ],
+    dependencies: [
+        .package(name: "Courier", path: "../.."),
+        .package(name: "CourierHTTPTypes", path: "../HTTPTypes"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierHTTPTypes", package: "CourierHTTPTypes"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        // The client in Generated/ was made from openapi.yaml by swift-openapi-generator
+        // (generate.sh regenerates it); committed, so that building the tests needs no generator.
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                "CourierOpenAPI",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
