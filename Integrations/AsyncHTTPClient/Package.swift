@@ -15,6 +15,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // For a test that configures decompression (already a dependency of AsyncHTTPClient).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // For a test that runs a generated OpenAPI client over this transport (the client's
+        // files are symbolic links to Integrations/OpenAPI's generated test client).
+        .package(name: "CourierOpenAPI", path: "../OpenAPI"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // zlib, which SwiftNIO's own HTTP compression links too: Courier inflates response bodies
@@ -72,6 +77,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "CourierOpenAPI", package: "CourierOpenAPI"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),

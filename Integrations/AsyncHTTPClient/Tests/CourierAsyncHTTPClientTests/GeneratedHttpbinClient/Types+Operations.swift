@@ -1,0 +1,1 @@
+../../../../OpenAPI/Tests/CourierOpenAPITests/Generated/Types+Operations.swift
