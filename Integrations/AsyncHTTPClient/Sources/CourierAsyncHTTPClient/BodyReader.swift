@@ -17,15 +17,6 @@ struct BodyReader: Sendable {
     let limit: Int?
     let timer: IdleTimer?
 
-    init(response: HTTPClientResponse, head: Response, method: Courier.HTTPMethod, request: Request, limit: Int?, timer: IdleTimer?) {
-        self.response = response
-        self.head = head
-        self.method = method
-        self.request = request
-        self.limit = limit
-        self.timer = timer
-    }
-
     /// Whether the body must be inflated: a single `gzip` or `deflate` coding, and a body to read.
     private func makeInflater() -> Inflater? {
         guard method != .head, head.status != 204, head.status != 304 else { return nil }

@@ -99,10 +99,3 @@ public struct CourierTransport: ClientTransport {
         return made
     }
 }
-
-extension StreamedResponse {
-    /// The `Content-Length`, when it is a non-negative number.
-    fileprivate var expectedLength: Int64? {
-        headers[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
-    }
-}
