@@ -5,11 +5,11 @@ import Foundation
 #endif
 
 /// The calls into URLSession that wait for the session's work queue (`cancel`, `resume`, making a
-/// task), made on a queue of their own: not on the delegate queue (a `DeliveryQueue` holds
-/// libcurl while its calls wait, so one of them waiting for libcurl's work queue would stall both
-/// until the hold times out), whose callbacks would otherwise also wait behind libcurl (a stopped transfer used to call `cancel()` once per arriving chunk, each waiting
-/// for the work queue, while the chunks piled up), and never on a Swift concurrency thread, which
-/// they could block for as long as libcurl reads.
+/// task, answering an authentication challenge), made on a queue of their own: never on the
+/// delegate queue, whose calls run on libcurl's work queue itself when nothing else is queued (see
+/// `DeliveryQueue`: one of them waiting for that queue would never end) and otherwise hold libcurl
+/// while they wait, and never on a Swift concurrency thread, which they could block for as long as
+/// libcurl reads.
 ///
 /// One per session: a serial queue, which libdispatch backs with a thread of its own while a call
 /// waits (a call can wait as long as libcurl's current read burst), so a session whose work queue

@@ -214,11 +214,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                         list.append((task.originalRequest?.url, task.originalRequest?.httpMethod, failure))
                     }
                 }
-                completionHandler(.cancelAuthenticationChallenge, nil)
+                // FoundationNetworking answers `.cancelAuthenticationChallenge` with
+                // `task.cancel()`, which waits for the work queue this call may be running on.
+                calls.run { completionHandler(.cancelAuthenticationChallenge, nil) }
                 return
             }
         #endif
-        completionHandler(.performDefaultHandling, nil)
+        // Default handling may suspend, resume or cancel the task: each waits for the work queue.
+        calls.run { completionHandler(.performDefaultHandling, nil) }
     }
 
     /// The challenged 401 recorded for a `data(for:)` request to `url` with `method`, if any.

@@ -323,11 +323,14 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             {
                 transfer.deliverHead(failure)
                 transfer.end(nil)
-                completionHandler(.cancelAuthenticationChallenge, nil)
+                // FoundationNetworking answers `.cancelAuthenticationChallenge` with
+                // `task.cancel()`, which waits for the work queue this call may be running on.
+                calls.run { completionHandler(.cancelAuthenticationChallenge, nil) }
                 return
             }
         #endif
-        completionHandler(.performDefaultHandling, nil)
+        // Default handling may suspend, resume or cancel the task: each waits for the work queue.
+        calls.run { completionHandler(.performDefaultHandling, nil) }
     }
 }
 
