@@ -213,6 +213,34 @@ public struct ByteStream: AsyncSequence, Sendable {
             return batch
         }
 
+        /// The next chunks, as they arrived (not joined), about `minimum` bytes or more when the
+        /// reader has to wait (see ``StreamChannel/next(isolation:atLeast:)``: the wait ends
+        /// sooner at the end of the stream or after a few milliseconds) and at most about
+        /// `maximum`; `nil` at the end. For a consumer that pays per wake-up and per call, not
+        /// per byte: a download's file writes.
+        mutating func nextChunks(atLeast minimum: Int, upTo maximum: Int) async throws(CourierError) -> [Data]? {
+            guard case .live(let channel, _, _) = source else {
+                return try await next().map { [$0] }
+            }
+            let first: Data?
+            do {
+                first = try await channel.next(isolation: nil, atLeast: minimum)
+            } catch {
+                for observation in observations { observation.finish(error) }
+                throw error
+            }
+            report(first)
+            guard let first else { return nil }
+            var chunks = [first]
+            var count = first.count
+            while count < maximum, let more = channel.poll() {
+                report(more)
+                chunks.append(more)
+                count += more.count
+            }
+            return chunks
+        }
+
         /// Stops the transfer with `error` (the reader gives up on it).
         func stop(_ error: CourierError) {
             if case .live(let channel, _, _) = source { channel.terminate(error) }

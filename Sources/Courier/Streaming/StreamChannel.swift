@@ -30,6 +30,14 @@ final class StreamChannel: Sendable {
         /// The consumer is gone or the stream was stopped: no more chunks are accepted.
         var terminated = false
         var reader: UnsafeContinuation<Data?, any Error>?
+        /// How many bytes the waiting reader would rather have before it is woken (see
+        /// ``StreamChannel/next(isolation:atLeast:)``), and since when it waits (uptime, in
+        /// nanoseconds): chunks are held for it until there are that many, or until
+        /// ``StreamChannel/holdLimit`` has passed.
+        var readerMinimum = 0
+        var readerSince: UInt64 = 0
+        /// A timer is on its way to wake a reader for whom chunks are held.
+        var flushArmed = false
         var writer: UnsafeContinuation<Bool, Never>?
         var onTermination: [@Sendable (CourierError) -> Void] = []
         /// The consumer has seen the end (`nil` or an error): a later stop changes nothing.
@@ -127,14 +135,23 @@ final class StreamChannel: Sendable {
     let spillLimit: Int64
     private let state: Locked<State>
 
+    /// How long chunks are held for a reader that asked for a batch, at most, in nanoseconds:
+    /// 10 ms by default, so that progress stays live on a slow or bursty link.
+    let holdLimit: UInt64
+
     /// How many spilled bytes are gathered before they are written to disk in one write.
     static let spillBatch = 1 << 20
 
-    init(limit: Int, spillLimit: Int64 = 0, budget: SpillBudget = .shared) {
+    init(limit: Int, spillLimit: Int64 = 0, budget: SpillBudget = .shared, holdLimit: Duration = .milliseconds(10)) {
         self.limit = max(1, limit)
         self.spillLimit = max(0, spillLimit)
         self.state = Locked(State(budget: budget))
+        let (seconds, attoseconds) = holdLimit.components
+        self.holdLimit = UInt64(clamping: max(0, seconds)) &* 1_000_000_000 &+ UInt64(clamping: max(0, attoseconds / 1_000_000_000))
     }
+
+    /// Whether the reader is waiting for a chunk (for tests).
+    var readerIsWaiting: Bool { state.withLock { $0.reader != nil } }
 
     deinit {
         // A stream dropped with spilled bytes unread gives them back.
@@ -155,6 +172,10 @@ final class StreamChannel: Sendable {
         enum Step {
             case rejected
             case handOver(UnsafeContinuation<Data?, any Error>)
+            /// The reader's wait is over: it takes this (older) chunk and polls for the rest.
+            case wake(UnsafeContinuation<Data?, any Error>, Data)
+            /// Held for a reader who wants more; a timer makes sure it does not wait long.
+            case held(armTimer: Bool)
             case buffered
             case spill(SpillFile, offset: UInt64, batch: Data)
             case overflow
@@ -163,8 +184,21 @@ final class StreamChannel: Sendable {
             guard !state.terminated, state.end == nil else { return .rejected }
             if !state.spilling {
                 if let reader = state.reader {
-                    state.reader = nil
-                    return .handOver(reader)
+                    if state.readerMinimum <= chunk.count, state.buffered == 0 {
+                        state.reader = nil
+                        return .handOver(reader)
+                    }
+                    // A reader that asked for a batch: hold the chunk until there is one, or the
+                    // reader has waited long enough.
+                    state.chunks.append(chunk)
+                    state.buffered += chunk.count
+                    if state.buffered >= state.readerMinimum || DispatchTime.now().uptimeNanoseconds &- state.readerSince >= holdLimit {
+                        guard case .memory(let first)? = state.pop() else { return .buffered }
+                        state.reader = nil
+                        return .wake(reader, first)
+                    }
+                    defer { state.flushArmed = true }
+                    return .held(armTimer: !state.flushArmed)
                 }
                 if state.buffered == 0 || state.buffered + chunk.count <= limit {
                     state.chunks.append(chunk)
@@ -193,6 +227,12 @@ final class StreamChannel: Sendable {
         case .rejected: return false
         case .handOver(let reader):
             reader.resume(returning: chunk)
+            return true
+        case .wake(let reader, let first):
+            reader.resume(returning: first)
+            return true
+        case .held(let armTimer):
+            if armTimer { armFlush() }
             return true
         case .buffered: return true
         case .overflow:
@@ -249,15 +289,39 @@ final class StreamChannel: Sendable {
 
     /// Ends the stream after the buffered chunks: normally, or with `error`.
     func finish(_ error: CourierError? = nil) {
-        let (reader, writer) = state.withLock { state -> (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Bool, Never>?) in
-            guard state.end == nil, !state.terminated else { return (nil, nil) }
+        let (reader, writer, held) = state.withLock {
+            state -> (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Bool, Never>?, (UnsafeContinuation<Data?, any Error>, Data)?) in
+            guard state.end == nil, !state.terminated else { return (nil, nil, nil) }
             state.end = error.map(End.failed) ?? .finished
-            guard state.drained else { return (nil, state.writer.take()) }
-            return (state.reader.take(), state.writer.take())
+            guard state.drained else {
+                // A reader waiting for a batch takes what is held; it reads the end after it.
+                if state.reader != nil, case .memory(let first)? = state.pop() {
+                    return (nil, state.writer.take(), state.reader.take().map { ($0, first) })
+                }
+                return (nil, state.writer.take(), nil)
+            }
+            return (state.reader.take(), state.writer.take(), nil)
         }
         writer?.resume(returning: false)
+        if let (waiting, first) = held { waiting.resume(returning: first) }
         guard let reader else { return }
         if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
+    }
+
+    /// Wakes, after ``holdLimit``, a reader for whom chunks are still held.
+    private func armFlush() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(holdLimit))) { [weak self] in
+            self?.flushHeld()
+        }
+    }
+
+    private func flushHeld() {
+        let woken = state.withLock { state -> (UnsafeContinuation<Data?, any Error>, Data)? in
+            state.flushArmed = false
+            guard state.reader != nil, case .memory(let first)? = state.pop() else { return nil }
+            return state.reader.take().map { ($0, first) }
+        }
+        if let (reader, first) = woken { reader.resume(returning: first) }
     }
 
     /// Registers an action run once when the stream is stopped from the consumer's side
@@ -308,7 +372,14 @@ final class StreamChannel: Sendable {
     /// when the reading task is cancelled (which also stops the transfer). Runs on `actor` (the
     /// reader's, for example the main actor) without hopping off it: a chunk that is ready is
     /// taken at once, and a wait suspends the reader where it is.
-    func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> Data? {
+    ///
+    /// A reader that pays per wake-up more than per byte (a download writing to disk) passes
+    /// `minimum`: when it has to wait, it is woken once that many bytes are buffered (at most the
+    /// buffer limit), at the end, when the stream stops, or ``holdLimit`` after it began to wait
+    /// (a timer sees to that when no further chunk comes), whichever comes first,
+    /// rather than for every chunk; it then takes the first chunk here and the rest with
+    /// ``poll()``.
+    func next(isolation actor: isolated (any Actor)?, atLeast minimum: Int = 0) async throws(CourierError) -> Data? {
         enum Ready {
             case chunk(Taken, writer: UnsafeContinuation<Bool, Never>?)
             case end(CourierError?)
@@ -354,6 +425,8 @@ final class StreamChannel: Sendable {
                             let ready = state.withLock { state -> Ready? in
                                 if let ready = take(&state) { return ready }
                                 state.reader = reader
+                                state.readerMinimum = min(minimum, limit)
+                                if minimum > 0 { state.readerSince = DispatchTime.now().uptimeNanoseconds }
                                 return nil
                             }
                             guard let ready else { return }
