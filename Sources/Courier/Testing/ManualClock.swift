@@ -3,13 +3,20 @@
 ///
 /// Sleepers wait until ``advance(by:)`` moves the clock past their deadline; cancelling a
 /// sleeping task ends its sleep with `CancellationError`. ``sleepers`` tells a test how many
-/// tasks are waiting, so it can advance the clock only once they are.
+/// tasks are waiting, and ``waitForSleepers(_:timeout:)`` waits until they are, so that the
+/// test advances the clock only then.
+///
+/// Waiting for sleepers depends on progress, not on the machine's speed: the wait ends when the
+/// sleepers come (it is woken by their arrival, it does not poll), and a slow, loaded or
+/// sanitized run only makes it longer. Give the test a time limit
+/// (`@Test(.timeLimit(.minutes(1)))`) so that code that stops sleeping fails the test instead of
+/// hanging it: the wait then ends with ``WaitTimeout``, which says what the clock saw.
 ///
 /// ```swift
 /// let clock = ManualClock()
 /// let retry = RetryMiddleware(policy: .init(maxAttempts: 3), clock: clock, random: .seeded(1))
 /// let task = Task { try await executor.with(retry).send(resource) }
-/// try await clock.waitForSleepers(1)    // bounded: throws instead of hanging
+/// try await clock.waitForSleepers(1)    // woken by the sleeper's arrival
 /// clock.advance(by: .seconds(1))
 /// ```
 public final class ManualClock: Clock, Sendable {
@@ -40,6 +47,8 @@ public final class ManualClock: Clock, Sendable {
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
         var totalSleeps = 0
+        /// Tasks in ``waitForSleepers(_:timeout:)``, woken whenever a sleeper arrives.
+        var watchers: [UInt64: UnsafeContinuation<Void, Never>] = [:]
     }
 
     private let state = Locked(State())
@@ -72,12 +81,14 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if deadline <= state.now { return true }
+                let (resumeNow, watchers) = state.withLock { state -> (Bool, [UnsafeContinuation<Void, Never>]) in
+                    if deadline <= state.now { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    defer { state.watchers = [:] }
+                    return (false, Array(state.watchers.values))
                 }
                 if resumeNow { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in
@@ -101,36 +112,73 @@ public final class ManualClock: Clock, Sendable {
         for sleeper in woken.sorted(by: { $0.deadline < $1.deadline }) { sleeper.continuation.resume() }
     }
 
-    /// Waits until at least `count` tasks sleep on this clock, for at most `timeout` of real
-    /// time.
+    /// Waits until at least `count` tasks sleep on this clock.
+    ///
+    /// The wait is woken by each sleeper's arrival (it does not poll), so it takes as long as the
+    /// code under test takes to get there, however slow the machine: no guess at real time is
+    /// involved unless you pass `timeout`.
     ///
     /// A sleeper that never comes is the usual way a clock-driven test goes wrong: the code under
     /// test finished or gave up instead of sleeping again (a retry policy whose `deadline`, 60 s
     /// by default, passed when the clock was advanced; attempts used up; an error that is not
-    /// retried). Rather than hang the test run, the wait ends with ``WaitTimeout``, which says how
-    /// many tasks sleep, how many sleeps there were and what the clock reads.
+    /// retried). Give the test a time limit (`.timeLimit(.minutes(1))`): when it cancels the
+    /// waiting task, the wait ends with ``WaitTimeout``, which says how many tasks sleep, how
+    /// many sleeps there were and what the clock reads.
     /// - Parameters:
     ///   - count: How many sleepers to wait for.
-    ///   - timeout: The most real time to wait; 5 s by default.
-    /// - Throws: ``WaitTimeout`` when the sleepers do not come in time; `CancellationError` when
-    ///   the waiting task is cancelled.
-    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(5)) async throws {
+    ///   - timeout: The most real time to wait, for a test that expects no sleeper to come (the
+    ///     wait then proves a negative within that time); `nil` (the default) waits for as long
+    ///     as it takes.
+    /// - Throws: ``WaitTimeout`` when `timeout` passes or the waiting task is cancelled first.
+    public func waitForSleepers(_ count: Int = 1, timeout: Duration? = nil) async throws {
         let wall = ContinuousClock()
-        let giveUp = wall.now.advanced(by: timeout)
-        var spins = 0
-        while sleepers < count {
-            try Task.checkCancellation()
-            guard wall.now < giveUp else {
-                let (sleeping, total, now) = state.withLock { ($0.sleepers.count, $0.totalSleeps, $0.now) }
-                throw WaitTimeout(expected: count, sleeping: sleeping, totalSleeps: total, clockReading: now.offset, waited: timeout)
+        let start = wall.now
+        let arrived: Bool
+        if let timeout {
+            arrived = await withTaskGroup(of: Bool.self) { group in
+                group.addTask { await self.sleepersArrive(count) }
+                group.addTask {
+                    try? await wall.sleep(for: timeout)
+                    return false
+                }
+                defer { group.cancelAll() }
+                return await group.next() ?? false
             }
-            // Yield first (the sleeper is usually a hop away), then back off to a short real sleep.
-            spins += 1
-            if spins < 1000 { await Task.yield() } else { try await Task.sleep(for: .milliseconds(1)) }
+        } else {
+            arrived = await sleepersArrive(count)
+        }
+        guard !arrived else { return }
+        let (sleeping, total, now) = state.withLock { ($0.sleepers.count, $0.totalSleeps, $0.now) }
+        throw WaitTimeout(expected: count, sleeping: sleeping, totalSleeps: total, clockReading: now.offset, waited: wall.now - start)
+    }
+
+    /// Returns `true` once `count` tasks sleep, `false` when the waiting task is cancelled first.
+    private func sleepersArrive(_ count: Int) async -> Bool {
+        while true {
+            let id = state.withLock { state -> UInt64? in
+                guard state.sleepers.count < count else { return nil }
+                state.nextID += 1
+                return state.nextID
+            }
+            guard let id else { return true }
+            if Task.isCancelled { return false }
+            await withTaskCancellationHandler {
+                await withUnsafeContinuation { (watcher: UnsafeContinuation<Void, Never>) in
+                    let resumeNow = state.withLock { state -> Bool in
+                        if state.sleepers.count >= count || Task.isCancelled { return true }
+                        state.watchers[id] = watcher
+                        return false
+                    }
+                    if resumeNow { watcher.resume() }
+                }
+            } onCancel: {
+                state.withLock { $0.watchers.removeValue(forKey: id) }?.resume()
+            }
         }
     }
 
-    /// Thrown by ``waitForSleepers(_:timeout:)`` when the expected sleepers do not come.
+    /// Thrown by ``waitForSleepers(_:timeout:)`` when the expected sleepers did not come: its
+    /// `timeout` passed, or the waiting task was cancelled (a test's time limit).
     public struct WaitTimeout: Error, CustomStringConvertible, Sendable {
         /// How many sleepers the test waited for.
         public var expected: Int
@@ -140,7 +188,7 @@ public final class ManualClock: Clock, Sendable {
         public var totalSleeps: Int
         /// What the manual clock reads.
         public var clockReading: Duration
-        /// How long the test waited, in real time.
+        /// How long the test waited, in real time (a report, never a bound).
         public var waited: Duration
 
         /// What happened and the likely reasons.

@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("In-memory executor")
+@Suite("In-memory executor", .timeLimit(.minutes(1)))
 struct InMemoryExecutorTests {
     private let users = Request.get |> baseURL(api) |> path("users") |> decode([User].self)
 

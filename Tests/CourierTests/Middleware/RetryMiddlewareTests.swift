@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Retry middleware")
+@Suite("Retry middleware", .timeLimit(.minutes(1)))
 struct RetryMiddlewareTests {
     private let get = Request.get |> baseURL(api) |> path("items") |> decodeText()
 
@@ -15,6 +15,7 @@ struct RetryMiddlewareTests {
     }
 
     /// Runs `send` while advancing the clock by `step` whenever someone sleeps, up to `limit` times.
+    /// The driver is woken by each sleeper's arrival and stopped when `send` returns.
     private func drive<T: Sendable>(
         _ clock: ManualClock, step: Duration = .seconds(1), limit: Int = 100,
         _ send: @escaping @Sendable () async throws -> T
@@ -22,9 +23,7 @@ struct RetryMiddlewareTests {
         let task = Task { try await send() }
         let driver = Task {
             for _ in 0..<limit {
-                let before = clock.totalSleeps
-                while clock.sleepers == 0 && clock.totalSleeps == before && !Task.isCancelled { await Task.yield() }
-                if Task.isCancelled { return }
+                guard (try? await clock.waitForSleepers(1)) != nil else { return }
                 clock.advance(by: step)
             }
         }

@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Streaming: reconnecting event source")
+@Suite("Streaming: reconnecting event source", .timeLimit(.minutes(1)))
 struct EventSourceTests {
     let api = "https://api.example.com"
 

@@ -2,7 +2,7 @@ import Courier
 import Foundation
 import Testing
 
-@Suite("Testing kit: path templates, routes, verification")
+@Suite("Testing kit: path templates, routes, verification", .timeLimit(.minutes(1)))
 struct TestingKitTests {
     @Test func templateMatchesVariablesAndDecodesThem() throws {
         let template = PathTemplate("/v1/users/{id}/files/{name}")
