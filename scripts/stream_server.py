@@ -15,8 +15,10 @@
   /bytes?size=N&key=K          N zero bytes, written in 1 MiB blocks (benchmarks); with a key, how
                                many bytes the server could write before the client hung up is
                                recorded (read it at /sent?key=K, once the connection is closed)
-  /upload (POST or PUT)        reads the body (Content-Length or chunked) and answers JSON
-                               {"length": n, "crc32": c, "content_type": ...}
+  /upload?delay=S (POST or PUT) reads the body (Content-Length or chunked) and answers JSON
+                               {"length": n, "crc32": c, "content_type": ..., "framing": F}
+                               where F is "length", "chunked" or "none" (how the body was framed);
+                               with delay, S seconds after the body is read
   /log?key=K                   JSON list of the Last-Event-ID values /sse received under K
   /sent?key=K                  JSON {"sent": n, "done": bool} for /bytes under K
 Usage: python3 stream_server.py PORT
@@ -25,6 +27,7 @@ import http.server
 import json
 import sys
 import threading
+import time
 import urllib.parse
 import zlib
 
@@ -194,7 +197,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send_body(404, b"{}")
         length = 0
         crc = 0
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        chunked = self.headers.get("Transfer-Encoding", "").lower() == "chunked"
+        framing = "chunked" if chunked else "length" if self.headers.get("Content-Length") is not None else "none"
+        if chunked:
             while True:
                 size = int(self.rfile.readline().strip().split(b";")[0], 16)
                 if size == 0:
@@ -216,8 +221,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 crc = zlib.crc32(block, crc)
                 length += len(block)
                 remaining -= len(block)
-        body = json.dumps({"length": length, "crc32": crc, "content_type": self.headers.get("Content-Type")})
-        self.send_body(200, body.encode())
+        if "delay" in q:
+            time.sleep(float(q["delay"]))
+        body = json.dumps({"length": length, "crc32": crc, "content_type": self.headers.get("Content-Type"), "framing": framing})
+        try:
+            self.send_body(200, body.encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
 
 class Server(http.server.ThreadingHTTPServer):

@@ -10,7 +10,7 @@ import Testing
 /// `URLSessionExecutor` held to every case of the transport conformance suite, against the
 /// loopback servers `scripts/test` starts. Serialized: several cases move tens of megabytes or
 /// time their answers, which on two cores would disturb one another.
-@Suite("Conformance: URLSessionExecutor", .serialized)
+@Suite("Conformance: URLSessionExecutor", .serialized, .timeLimit(.minutes(3)))
 struct URLSessionConformanceTests {
     @Test(arguments: ConformanceSuite.cases)
     func conforms(_ check: ConformanceCase) async throws {

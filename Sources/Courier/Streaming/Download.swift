@@ -82,6 +82,8 @@ extension Executor {
     public func download(_ request: Request, to destination: URL, options: DownloadOptions = DownloadOptions()) async throws(CourierError)
         -> Download
     {
+        // Progress ends however the download ends, a refusal before anything is sent included.
+        defer { options.progress?.finish() }
         let files = DownloadFiles(destination: destination)
         guard destination.isFileURL else {
             throw CourierError(.invalidRequest([RequestProblem(.invalidURL, "the download destination is not a file URL")]), request: request)
@@ -94,7 +96,6 @@ extension Executor {
                 .fileFailure("the destination's directory \(destination.deletingLastPathComponent().lastPathComponent.debugDescription) does not exist"),
                 request: request)
         }
-        defer { options.progress?.finish() }
         var allowResume = options.resumes
         for _ in 0..<2 {
             let existing = allowResume ? try files.resumable(request: request) : nil

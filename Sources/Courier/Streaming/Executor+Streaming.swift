@@ -21,6 +21,9 @@ extension Executor {
     /// - Throws: ``CourierError`` for an invalid request, a failure or timeout before the head,
     ///   or cancellation.
     public func stream(_ request: Request, options: StreamOptions = StreamOptions()) async throws(CourierError) -> StreamedResponse {
+        // Upload progress ends here, once for every transport, however the call ends: with the
+        // head, a failure before it, cancellation or the deadline.
+        defer { options.uploadProgress?.finish() }
         try request.validate()
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
         do {

@@ -155,6 +155,10 @@ public struct StreamOptions: Sendable {
     public var spillLimit: Int64
     /// Receives upload progress (bytes sent) as the request body goes out; download progress is
     /// counted by whoever reads the body (``Executor/download(_:to:options:)`` does).
+    ///
+    /// A transport only updates it; ``Executor/stream(_:options:)`` finishes it however the call
+    /// ends (the head arrived, a failure before it, cancellation, the deadline), so a reader of
+    /// its ``TransferProgress/updates`` always sees the end, on every transport.
     public var uploadProgress: TransferProgress?
     /// Whether the caller reads the whole body into memory (``Executor/send(_:)-(Request)`` sets
     /// this): a transport that gathers a body faster than it streams one may then hand it over in

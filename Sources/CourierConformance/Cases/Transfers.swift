@@ -49,6 +49,103 @@ extension ConformanceSuite {
             }
             _ = try await context.error { _ = try await executor.send(context.stream(.post) |> path("upload") |> upload(short, length: 100)) }
         },
+        ConformanceCase("uploads: a known length is sent as Content-Length, an unknown one chunked") { context in
+            let executor = context.executor()
+            let file = temporaryFile()
+            defer { cleanUp(file) }
+            try Data(repeating: 0x46, count: 300_000).write(to: file)
+            func sequence() -> AsyncStream<Data> {
+                AsyncStream { continuation in
+                    for _ in 0..<3 { continuation.yield(Data(repeating: 0x53, count: 100_000)) }
+                    continuation.finish()
+                }
+            }
+            let upload = context.stream(.put) |> path("upload")
+            let bodies: [(String, Request, String)] = [
+                ("data", upload |> body(Data(repeating: 0x44, count: 300_000)), "length"),
+                ("a file", upload |> Courier.upload(file), "length"),
+                ("parts", upload |> multipart([.field("a", "b"), .file("f", at: file)]), "length"),
+                ("a sequence with a length", upload |> Courier.upload(sequence(), length: 300_000), "length"),
+                ("a sequence without a length", upload |> Courier.upload(sequence()), "chunked"),
+            ]
+            for (name, request, framing) in bodies {
+                let received = try await executor.send(request |> decode(Received.self))
+                try context.expect(received.framing == framing, "\(name) was framed as \(received.framing ?? "nothing"), not \(framing)")
+                try context.expect(received.length >= 300_000, "\(name): the server received \(received.length) bytes")
+            }
+            // The same through stream(_:options:), the path a generated OpenAPI client takes.
+            let streamed = try await executor.stream(upload |> Courier.upload(sequence(), length: 300_000))
+            let received = try JSONDecoder().decode(Received.self, from: try await streamed.body.collect(upTo: 1 << 20))
+            try context.expect(received.framing == "length" && received.length == 300_000, "streamed: \(received.framing ?? "none"), \(received.length) bytes")
+        },
+        ConformanceCase("progress: upload and download progress finish however the call ends") { context in
+            let executor = context.executor()
+            let file = temporaryFile()
+            defer { cleanUp(file) }
+            try Data(repeating: 0x50, count: 200_000).write(to: file)
+            let refused = refusedOrigin()
+            /// Fails the case unless `progress` finished and a reader of its updates sees the end.
+            func expectFinished(_ progress: TransferProgress, _ what: String) async throws {
+                try context.expect(progress.current.isFinished, "\(what): progress stopped at \(progress.current)")
+                var last: TransferProgress.Snapshot?
+                for await snapshot in progress.updates { last = snapshot }
+                try context.expect(last?.isFinished == true, "\(what): the updates ended at \(String(describing: last))")
+            }
+            // The head arrived.
+            let answered = TransferProgress()
+            let response = try await executor.stream(
+                context.stream(.post) |> path("upload") |> upload(file), options: StreamOptions(uploadProgress: answered))
+            response.body.cancel()
+            try await expectFinished(answered, "an answered upload")
+            // A failure before the head: the connection is refused.
+            let failed = TransferProgress()
+            _ = try await context.error {
+                _ = try await executor.stream(.post |> url(refused + "/upload") |> upload(file), options: StreamOptions(uploadProgress: failed))
+            }
+            try await expectFinished(failed, "an upload to a refused port")
+            // The deadline passes while the server holds its answer.
+            let late = TransferProgress()
+            let timedOut = try await context.error {
+                _ = try await executor.stream(
+                    context.stream(.post) |> path("upload") |> query("delay", 10) |> upload(file) |> deadline(0.5),
+                    options: StreamOptions(uploadProgress: late))
+            }
+            try context.expect(timedOut.isTimeout, "the deadline ended the upload with \(timedOut)")
+            try await expectFinished(late, "an upload past its deadline")
+            // Cancellation, once the transport is reading a body that stalls.
+            let cancelled = TransferProgress()
+            let taken = Signal()
+            let stalled = StallingBody(first: Data("start".utf8), taken: taken)
+            let sending = Task {
+                try await executor.stream(
+                    context.stream(.post) |> path("upload") |> upload(stalled), options: StreamOptions(uploadProgress: cancelled))
+            }
+            await taken.wait()
+            sending.cancel()
+            _ = await sending.result
+            try await expectFinished(cancelled, "a cancelled upload")
+            // Downloads: refused, past a deadline, cancelled.
+            let target = temporaryFile()
+            defer { cleanUp(target) }
+            let refusedDownload = DownloadOptions(progress: TransferProgress())
+            _ = try await context.error { _ = try await executor.download(.get |> url(refused + "/file"), to: target, options: refusedDownload) }
+            if let progress = refusedDownload.progress { try await expectFinished(progress, "a download from a refused port") }
+            let slowDownload = DownloadOptions(progress: TransferProgress())
+            _ = try await context.error {
+                _ = try await executor.download(
+                    context.httpbin() |> path("drip") |> query("duration", 10) |> query("numbytes", 5) |> deadline(0.5), to: target,
+                    options: slowDownload)
+            }
+            if let progress = slowDownload.progress { try await expectFinished(progress, "a download past its deadline") }
+            let cancelledDownload = DownloadOptions(progress: TransferProgress())
+            let downloading = Task {
+                try await executor.download(
+                    context.httpbin() |> path("drip") |> query("duration", 10) |> query("numbytes", 5), to: target, options: cancelledDownload)
+            }
+            downloading.cancel()
+            _ = await downloading.result
+            if let progress = cancelledDownload.progress { try await expectFinished(progress, "a cancelled download") }
+        },
         ConformanceCase("uploads: a multipart body with a file part arrives as a form") { context in
             let file = temporaryFile()
             defer { cleanUp(file) }

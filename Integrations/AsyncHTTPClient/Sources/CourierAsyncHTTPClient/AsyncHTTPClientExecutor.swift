@@ -168,7 +168,6 @@ public struct AsyncHTTPClientExecutor: Executor {
                     break
                 }
             }
-            options.uploadProgress?.finish()
             let headers = response.headers
             let head = Response(status: status, url: URL(string: url)) { Self.convert(headers) }
             let body = BodyReader(

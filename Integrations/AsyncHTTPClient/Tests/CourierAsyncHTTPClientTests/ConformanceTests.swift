@@ -8,7 +8,7 @@ import Testing
 /// `AsyncHTTPClientExecutor` held to every case of the transport conformance suite, unchanged,
 /// against the loopback servers `scripts/test` starts. Serialized, as for URLSession: several
 /// cases move tens of megabytes or time their answers.
-@Suite("Conformance: AsyncHTTPClientExecutor", .serialized)
+@Suite("Conformance: AsyncHTTPClientExecutor", .serialized, .timeLimit(.minutes(3)))
 struct ConformanceTests {
     @Test(arguments: ConformanceSuite.cases)
     func conforms(_ check: ConformanceCase) async throws {

@@ -145,8 +145,6 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             var failure = error.map { CourierError.wrapping($0, request: request) }
             // An upload stopped because its file shrank says so.
             if error != nil, let problem { failure = CourierError(.fileFailure(problem), request: request) }
-            // Progress first: whoever reads the body's end may look at it next.
-            progress?.finish()
             if let complete, let failure { complete(.failure(failure)) }
             channel.finish(failure)
             cleanup()
