@@ -4,12 +4,15 @@ import Foundation
 /// with files among them, or an `AsyncSequence` of bytes. It never has to fit in memory.
 ///
 /// Set one with ``upload(_:contentType:)``, ``upload(_:length:contentType:)`` or a
-/// ``multipart(_:encoder:)`` body with file parts. ``URLSessionExecutor`` uploads a file straight
-/// from disk (re-opened for each attempt and each 307/308 redirect), sends a sequence while it is
-/// produced (always with chunked transfer coding: a declared length is checked as it is
-/// produced, not sent as `Content-Length`, which beside a chunked body would frame it twice; a
-/// 307/308 redirect that would need it again fails), and writes parts to a temporary file as the
-/// request is sent, then uploads that. A file is sent at the size it had when the upload
+/// ``multipart(_:encoder:)`` body with file parts. Whenever the length is known (a file, parts,
+/// a sequence with a `length`) it is sent as `Content-Length`, on every transport; a sequence
+/// of unknown length goes out with chunked transfer coding. ``URLSessionExecutor`` uploads a
+/// file straight from disk (re-opened for each attempt and each 307/308 redirect), sends a
+/// sequence of unknown length while it is produced (a 307/308 redirect that would need it again
+/// fails), and writes parts, and a sequence of known length, to a temporary file as the request
+/// is sent, then uploads that (FoundationNetworking can only frame a body stream as chunked).
+/// A sequence that produces more or fewer bytes than its `length` fails before anything is
+/// sent on URLSession, and is cut off on transports that stream it. A file is sent at the size it had when the upload
 /// started: one that shrinks meanwhile fails with ``CourierError/Cause/fileFailure(_:)``.
 ///
 /// A sequence can be read once: a request with one is not retried by ``RetryMiddleware`` (its
@@ -226,13 +229,19 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
         do {
             defer { try? handle.close() }
             var written: Int64 = 0
+            let declared: Int64? = if case .sequence(let shot) = storage { shot.declaredLength } else { nil }
             for try await chunk in chunks() {
-                try handle.write(contentsOf: chunk)
                 written += Int64(chunk.count)
+                // A sequence that runs past its declared length is refused before it fills the disk.
+                if let declared, written > declared { break }
+                try handle.write(contentsOf: chunk)
             }
-            if case .sequence(let shot) = storage, let declared = shot.declaredLength, declared != written {
+            if let declared, declared != written {
                 throw RequestProblem(
-                    .invalidFraming, "the body sequence produced \(written) bytes but declared a length of \(declared)")
+                    .invalidFraming,
+                    written > declared
+                        ? "the body sequence produced more than the \(declared) bytes it declared"
+                        : "the body sequence produced \(written) bytes but declared a length of \(declared)")
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)

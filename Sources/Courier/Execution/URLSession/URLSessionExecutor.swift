@@ -105,7 +105,11 @@ public final class URLSessionExecutor: Executor {
     /// Sends `request` with the body streaming through the streaming session's delegate.
     private func streamed(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         var urlRequest = try request.urlRequest(attachingBodySource: false)
-        if case .sequence(let shot)? = request.bodySource?.storage {
+        // A sequence of unknown length goes out while it is produced, chunked. One of known
+        // length is written to a temporary file first and uploaded from there: FoundationNetworking
+        // frames every body stream as chunked, and servers that require a length (S3's presigned
+        // PUT answers 411) must get `Content-Length`.
+        if case .sequence(let shot)? = request.bodySource?.storage, shot.declaredLength == nil {
             return try await streamSequence(shot, urlRequest, for: request, options: options)
         }
         var upload: (url: URL, temporary: Bool)?
@@ -136,9 +140,9 @@ public final class URLSessionExecutor: Executor {
         }
     }
 
-    /// Sends a one-shot byte sequence as the body while it is produced: a `BodyPipe` read by a
-    /// session of its own (its blocking reads hold up no other transfer), with chunked transfer
-    /// coding (a declared length is checked as the body is produced).
+    /// Sends a one-shot byte sequence of unknown length as the body while it is produced: a
+    /// `BodyPipe` read by a session of its own (its blocking reads hold up no other transfer),
+    /// with chunked transfer coding.
     private func streamSequence(
         _ shot: BodySource.OneShot, _ prepared: URLRequest, for request: Request, options: StreamOptions
     ) async throws -> StreamedResponse {
