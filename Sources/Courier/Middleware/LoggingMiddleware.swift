@@ -118,19 +118,27 @@ public struct LoggingMiddleware: Middleware {
         self.sink = sink
     }
 
-    /// The body as logged, or `nil` when bodies are off or it is empty. Secrets are hidden in
-    /// the whole text before it is cut, so a cut can never expose part of one.
+    /// The body as logged, or `nil` when bodies are off or it is empty.
+    ///
+    /// Only the start of the body that can be shown is looked at: the cap plus
+    /// ``redactionMargin`` bytes, whatever the body's size, so logging costs what is logged.
+    /// Secrets are hidden in that window before it is cut to the cap (a secret that straddles
+    /// the cap is recognised whole and hidden), and a window that ends inside a secret hides
+    /// what it holds of it. Whether the body is text or binary is judged on the window too.
     /// - Parameters:
     ///   - total: The body's whole size when `body` is only its start (a stream).
     private func logged(_ body: Data, type: String?, redactor: BodyRedactor?, total: Int? = nil) -> String? {
         guard case .on(let maxBytes) = bodies, let redactor, !body.isEmpty else { return nil }
         let total = total ?? body.count
-        guard let text = Self.text(body), !text.contains("\0") else {
+        let cap = max(0, maxBytes)
+        let window = body.prefix(Self.window(forCap: cap))
+        guard let text = Self.text(window), !text.contains("\0") else {
             return "<\(total) bytes of binary data\(type.map { " (\($0))" } ?? "")>"
         }
-        let redacted = redactor.redact(text, truncated: total > body.count)
-        guard redacted.utf8.count > maxBytes || total > body.count else { return redacted }
-        let shown = String(decoding: redacted.utf8.prefix(max(0, maxBytes)), as: UTF8.self)
+        let cut = total > window.count
+        let redacted = redactor.redact(text, truncated: cut)
+        guard redacted.utf8.count > cap || cut else { return redacted }
+        let shown = String(decoding: redacted.utf8.prefix(cap), as: UTF8.self)
         return redactor.redact(shown, truncated: true) + "… (\(total) bytes in all)"
     }
 
@@ -145,6 +153,13 @@ public struct LoggingMiddleware: Middleware {
     /// How many bytes past the log cap a streamed body's start is kept, so that a secret that
     /// straddles the cap is still recognised (and hidden) before the text is cut.
     static let redactionMargin = 4096
+
+    /// How much of a body is looked at for a log cap of `cap` bytes: the cap and the margin
+    /// (saturating: `.on(maxBytes: .max)` means the whole body).
+    static func window(forCap cap: Int) -> Int {
+        let (sum, overflow) = cap.addingReportingOverflow(redactionMargin)
+        return overflow ? Int.max : sum
+    }
 
     /// What one logged exchange keeps between its events: the redacted request, the redaction
     /// in force, the body redactor (only when bodies are logged) and when it started.
@@ -222,7 +237,7 @@ public struct LoggingMiddleware: Middleware {
         sink(exchange.event(.response, head: head))
         let shownHead = head
         let cap: Int
-        if case .on(let maxBytes) = bodies { cap = max(0, maxBytes) + Self.redactionMargin } else { cap = 0 }
+        if case .on(let maxBytes) = bodies { cap = Self.window(forCap: max(0, maxBytes)) } else { cap = 0 }
         let seen = Locked((count: 0, start: Data()))
         let type = streamed.headers[.contentType]
         let sink = self.sink

@@ -39,6 +39,33 @@ struct LoggingAndCurlTests {
         #expect(!body.contains("ABC"))
     }
 
+    /// Logging a body looks at the cap and a margin, never the whole body: a 32 MiB body whose
+    /// start is text and whose far end is not still logs as text (the end is never read), and
+    /// a secret straddling the cap is hidden whole.
+    @Test func onlyTheLoggedStartOfALargeBodyIsExamined() async throws {
+        var body = Data(#"{"note": "start", "access_token": "CAP-STRADDLING-SECRET", "rest": ""#.utf8)
+        body.append(Data(repeating: UInt8(ascii: "x"), count: 32 << 20))
+        body.append(contentsOf: [0xFF, 0x00, 0xFE])  // not UTF-8, and a NUL: binary, if it were read
+        let logged = try await events({ LoggingMiddleware(bodies: .on(maxBytes: 60), sink: $0) },
+            stub: .status(200, headers: [.contentType: "application/json"], body: body), request: Request.get |> baseURL(api))
+        let shown = try #require(logged.last?.responseBody)
+        #expect(shown.hasPrefix(#"{"note": "start", "access_token": "<redacted>""#))
+        #expect(!shown.contains("CAP-STRADDLING"))
+        #expect(shown.hasSuffix("… (\(body.count) bytes in all)"))
+        #expect(shown.utf8.count < 120)
+    }
+
+    /// The largest cap there is logs the whole body and does not overflow, buffered or streamed.
+    @Test func theLargestCapIsTheWholeBody() async throws {
+        for stub in [Stub.text("all of it"), .stream([Data("all of it".utf8)], headers: [.contentType: "text/plain"])] {
+            let box = Box([LoggingMiddleware.Event]())
+            let executor = InMemoryExecutor { _ in stub }.with(LoggingMiddleware(bodies: .on(maxBytes: .max)) { event in box.withLock { $0.append(event) } })
+            let response = try await executor.stream(Request.get |> baseURL(api))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            #expect(box.withLock { $0 }.compactMap(\.responseBody) == ["all of it"])
+        }
+    }
+
     @Test func binaryBodiesAreSummarised() async throws {
         let logged = try await events({ LoggingMiddleware(bodies: .on(maxBytes: 100), sink: $0) },
             stub: .status(200, headers: [.contentType: "image/png"], body: Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF])),
