@@ -78,6 +78,17 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// Hides the original request's secrets if a message echoes them (an error body that quotes
     /// the token it rejected, a decoder message that names a value). Never printed.
     var echoGuard: BodyRedactor?
+    /// Whether this is the ``Cause/cancelled`` a stream gets when its reader stops reading or
+    /// drops it (``ByteStream/cancel()``, a `break`, an unread body), as opposed to a cancelled
+    /// task: observers report it as ``ByteStream/Ending/abandoned``, not as a failure.
+    var isReaderStop = false
+
+    /// The error a stream ends with when its reader stops it or drops it.
+    static var readerStop: CourierError {
+        var error = CourierError(.cancelled)
+        error.isReaderStop = true
+        return error
+    }
 
     /// Creates an error. The request is redacted before it is stored.
     /// - Parameters:

@@ -100,13 +100,17 @@ public final class HARRecorder: Middleware {
                     kept.chunks.append(min(room, chunk.count))
                 }
             },
-            end: { [self] error in
+            end: { [self] ending in
                 let (body, chunks, total) = kept.withLock { ($0.body, $0.chunks, $0.total) }
                 var response = head
                 response.body = body
                 var notes: [String] = []
                 if total > body.count { notes.append("streamed body cut after \(body.count) of \(total) bytes") }
-                if let error { notes.append("stream ended: \(CourierError.wrapping(error, request: request).summary)") }
+                switch ending {
+                case .complete: break
+                case .abandoned: notes.append("the reader stopped after \(total) bytes: the rest of the body was not read")
+                case .failed(let error): notes.append("stream ended: \(CourierError.wrapping(error, request: request).summary)")
+                }
                 record(
                     request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order,
                     chunks: chunks, comment: notes.isEmpty ? nil : notes.joined(separator: "; "), truncated: total > body.count)

@@ -85,6 +85,13 @@ public struct ByteStream: AsyncSequence, Sendable {
         return data
     }
 
+    /// Whether the body is still arriving and nobody observes it yet: what the core may settle
+    /// (``StreamedResponse/settled(answering:)``) without hiding a chunk from an observer.
+    var isLiveAndUnobserved: Bool {
+        guard observations.isEmpty, case .live = source else { return false }
+        return true
+    }
+
     /// Creates the iterator. A stream that is still arriving is read once: a second iteration
     /// continues where the first stopped, or ends at once when the first one was abandoned (which
     /// stops the transfer).
@@ -97,9 +104,10 @@ public struct ByteStream: AsyncSequence, Sendable {
     }
 
     /// Stops the transfer now; a pending or later read throws ``CourierError/Cause/cancelled``.
-    /// Does nothing to a body in hand.
+    /// Does nothing to a body in hand. Observers see the body ``Ending/abandoned``: the reader
+    /// chose not to read the rest, which is not a failure of the request.
     public func cancel() {
-        terminate(CourierError(.cancelled))
+        terminate(.readerStop)
     }
 
     /// Stops the transfer with `error`: what a reader that gives up (a parser that found a
@@ -139,8 +147,10 @@ public struct ByteStream: AsyncSequence, Sendable {
     }
 
     /// A stream of the same body with `chunk` called for each chunk the reader takes and `end`
-    /// called once when reading ends: `nil` at a normal end, the error otherwise (also when the
-    /// stream is stopped, or dropped unread). For middleware that logs, records or counts a body.
+    /// called once when reading ends: ``Ending/complete`` when the whole body went by,
+    /// ``Ending/abandoned`` when the reader stopped early or dropped the body unread, and
+    /// ``Ending/failed(_:)`` with the error otherwise. For middleware that logs, records or
+    /// counts a body.
     ///
     /// This stream is left as it was: read the returned one instead (its ``bufferedData`` is
     /// `nil`, so that every reader goes past the observer).
@@ -149,7 +159,7 @@ public struct ByteStream: AsyncSequence, Sendable {
     ///   - end: Called once at the end.
     /// - Returns: The observed stream.
     public func observing(
-        chunk: @escaping @Sendable (Data) -> Void, end: @escaping @Sendable (CourierError?) -> Void
+        chunk: @escaping @Sendable (Data) -> Void, end: @escaping @Sendable (Ending) -> Void
     ) -> ByteStream {
         let observation = Observation(chunk: chunk, end: end)
         if case .live(let channel, _) = source {
@@ -291,30 +301,70 @@ public struct ByteStream: AsyncSequence, Sendable {
     }
 }
 
+extension ByteStream {
+    /// How reading a body ended, as ``ByteStream/observing(chunk:end:)`` reports it.
+    public enum Ending: Sendable, CustomStringConvertible {
+        /// The whole body went by.
+        case complete
+        /// The reader stopped before the end, or dropped the body without reading it
+        /// (``ByteStream/cancel()``, a `break`, a response whose body it did not need): the rest
+        /// was not read. Not a failure of the request; the chunks that went by say how far it got.
+        case abandoned
+        /// Reading failed: the transport's error, a limit, the deadline, a parser that gave up,
+        /// or the reading task was cancelled.
+        case failed(CourierError)
+
+        /// The error of ``failed(_:)``; `nil` for the other endings.
+        public var error: CourierError? {
+            if case .failed(let error) = self { return error }
+            return nil
+        }
+
+        /// `complete`, `abandoned`, or `failed: ` and the error's summary.
+        public var description: String {
+            switch self {
+            case .complete: "complete"
+            case .abandoned: "abandoned"
+            case .failed(let error): "failed: \(error.summary)"
+            }
+        }
+
+        /// The ending that a stream stopped with `error` (or ended normally, for `nil`) has.
+        init(_ error: CourierError?) {
+            guard let error else {
+                self = .complete
+                return
+            }
+            self = error.isReaderStop ? .abandoned : .failed(error)
+        }
+    }
+}
+
 /// One ``ByteStream/observing(chunk:end:)`` watcher: its end runs once, at the first of the
 /// reader's end, the stream's stop, or the last copy of the observed stream going away.
 final class Observation: Sendable {
     let chunk: @Sendable (Data) -> Void
-    private let end: @Sendable (CourierError?) -> Void
+    private let end: @Sendable (ByteStream.Ending) -> Void
     private let ended = Locked(false)
 
-    init(chunk: @escaping @Sendable (Data) -> Void, end: @escaping @Sendable (CourierError?) -> Void) {
+    init(chunk: @escaping @Sendable (Data) -> Void, end: @escaping @Sendable (ByteStream.Ending) -> Void) {
         self.chunk = chunk
         self.end = end
     }
 
-    /// Runs `end` unless it already ran.
+    /// Runs `end` unless it already ran: normally for `nil`, otherwise as the error says.
     func finish(_ error: CourierError?) {
         guard ended.withLock({ ended in defer { ended = true }; return !ended }) else { return }
-        end(error)
+        end(ByteStream.Ending(error))
     }
 
-    deinit { finish(CourierError(.cancelled)) }
+    /// The observed stream went away without being read to its end.
+    deinit { finish(.readerStop) }
 }
 
 /// Stops a stream's transfer when the last reference to a stream (or iterator) goes away.
 final class Lifetime: Sendable {
     private let channel: StreamChannel
     init(_ channel: StreamChannel) { self.channel = channel }
-    deinit { channel.terminate(CourierError(.cancelled)) }
+    deinit { channel.terminate(.readerStop) }
 }

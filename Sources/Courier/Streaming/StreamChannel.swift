@@ -40,6 +40,8 @@ final class StreamChannel: Sendable {
         var flushArmed = false
         var writer: UnsafeContinuation<Bool, Never>?
         var onTermination: [@Sendable (CourierError) -> Void] = []
+        /// What the consumer stopped the stream with, once it did.
+        var stopError: CourierError?
         /// The consumer has seen the end (`nil` or an error): a later stop changes nothing.
         var endSeen = false
         /// Bytes that did not fit in memory, in order, on disk: `[spillRead, spillCommitted)` is
@@ -332,14 +334,14 @@ final class StreamChannel: Sendable {
     }
 
     /// Registers an action run once, with the error, when the stream is stopped from the
-    /// consumer's side; at once (with ``CourierError/Cause/cancelled``) if it already was.
+    /// consumer's side; at once (with the error it was stopped with) if it already was.
     func onStop(_ action: @escaping @Sendable (CourierError) -> Void) {
-        let runNow = state.withLock { state -> Bool in
-            guard !state.terminated else { return true }
+        let stopped = state.withLock { state -> CourierError? in
+            guard !state.terminated else { return state.stopError ?? CourierError(.cancelled) }
             state.onTermination.append(action)
-            return false
+            return nil
         }
-        if runNow { action(CourierError(.cancelled)) }
+        if let stopped { action(stopped) }
     }
 
     /// Whether the stream has ended or been stopped, so a producer can stop early.
@@ -353,6 +355,7 @@ final class StreamChannel: Sendable {
         let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: UnsafeContinuation<Bool, Never>?, actions: [@Sendable (CourierError) -> Void])? in
             guard !state.terminated else { return nil }
             state.terminated = true
+            state.stopError = error
             state.chunks = []
             state.head = 0
             state.buffered = 0

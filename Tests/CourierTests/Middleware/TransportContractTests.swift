@@ -115,7 +115,7 @@ struct TransportContractTests {
         let original = ByteStream(Data("abc".utf8))
         let observed = original.observing(
             chunk: { chunk in seen.withLock { $0.append(chunk) } },
-            end: { error in ends.withLock { $0.append(error.map { "\($0.cause)" } ?? "end") } })
+            end: { ending in ends.withLock { $0.append("\(ending)") } })
         // The original is unchanged: still in hand, and reading it calls no observer.
         #expect(original.bufferedData == Data("abc".utf8))
         #expect(try await original.collect(upTo: 10) == Data("abc".utf8))
@@ -124,21 +124,50 @@ struct TransportContractTests {
         #expect(observed.bufferedData == nil)
         #expect(try await observed.collect(upTo: 10) == Data("abc".utf8))
         #expect(seen.withLock { $0 } == [Data("abc".utf8)])
-        #expect(ends.withLock { $0 } == ["end"])
+        #expect(ends.withLock { $0 } == ["complete"])
     }
 
-    @Test func anObservedStreamDroppedUnreadEndsItsObserverOnce() async throws {
-        let ends = Box<[CourierError?]>([])
+    @Test func anObservedStreamStoppedByItsReaderEndsItsObserverOnceAsAbandoned() async throws {
+        let ends = Box<[String]>([])
         let (stream, continuation) = ByteStream.makeStream()
         let stopped = Box(false)
         continuation.onTermination { stopped.withLock { $0 = true } }
         do {
-            let observed = stream.observing(chunk: { _ in }, end: { error in ends.withLock { $0.append(error) } })
+            let observed = stream.observing(chunk: { _ in }, end: { ending in ends.withLock { $0.append("\(ending)") } })
             observed.cancel()
         }
         #expect(stopped.withLock { $0 })
-        let causes: [String] = ends.withLock { $0.map { $0.map { "\($0.cause)" } ?? "nil" } }
-        #expect(causes == ["cancelled"])
+        #expect(ends.withLock { $0 } == ["abandoned"])
+    }
+
+    /// Every way a body can end reaches its observer as what it is: read whole, left unread by
+    /// the reader (a cancel, a break, a stream dropped unread), or failed (the transport, a
+    /// limit, a parser, a cancelled task).
+    @Test func observersTellAnAbandonedBodyFromAFailedOne() async throws {
+        func ending(_ read: @Sendable (ByteStream) async throws -> Void, finish: Bool = true, fail: CourierError? = nil) async -> String {
+            let ends = Box<[String]>([])
+            let (stream, continuation) = ByteStream.makeStream()
+            continuation.yield(Data("line one\nline two\n".utf8))
+            if let fail { continuation.finish(throwing: fail) } else if finish { continuation.finish() }
+            do {
+                let observed = stream.observing(chunk: { _ in }, end: { ending in ends.withLock { $0.append("\(ending)") } })
+                try? await read(observed)
+            }
+            return ends.withLock { $0 }.joined(separator: ", ")
+        }
+        #expect(await ending({ _ = try await $0.collect(upTo: 100) }) == "complete")
+        #expect(await ending({ _ in }) == "abandoned")  // dropped unread
+        #expect(await ending({ for try await _ in $0 { break } }, finish: false) == "abandoned")
+        #expect(await ending({ $0.cancel() }) == "abandoned")
+        #expect(await ending({ _ = try await $0.collect(upTo: 3) }) == "failed: the response body exceeded the limit of 3 bytes")
+        #expect(await ending({ _ = try await $0.collect(upTo: 100) }, fail: CourierError(.timedOut)).hasPrefix("failed: "))
+        #expect(await ending({ for try await _ in $0.ndjson([Int].self) {} }).hasPrefix("failed: "))
+        #expect(
+            await ending({ body in
+                let reader = Task { _ = try await body.collect(upTo: 100) }
+                reader.cancel()
+                _ = await reader.result
+            }, finish: false) == "failed: the request was cancelled")
     }
 
     @Test func aRetrySupersedingAStreamStopsItsTransfer() async throws {

@@ -44,6 +44,7 @@ extension LoggingMiddleware {
     /// | `http.client.request.duration` | seconds from sending to this event |
     /// | `error.type` | ``Courier/CourierError/errorType`` (failures) |
     /// | `courier.event` | `request`, `response`, `stream_ended` or `failure` |
+    /// | `courier.stream.ending` | `complete`, `abandoned` (the reader stopped or dropped the body: not a failure) or `failed` (stream ends) |
     /// | `courier.operation_id` | the request's ``Courier/Request/operationID`` (an OpenAPI operation), when set |
     /// | `courier.request.body`, `courier.response.body` | the body as logged, when `bodies` is on |
     ///
@@ -96,6 +97,12 @@ extension LoggingMiddleware {
             metadata["http.client.request.duration"] = "\(seconds)"
         }
         if let error = event.error { metadata["error.type"] = "\(error.errorType)" }
+        switch event.ending {
+        case .complete?: metadata["courier.stream.ending"] = "complete"
+        case .abandoned?: metadata["courier.stream.ending"] = "abandoned"
+        case .failed?: metadata["courier.stream.ending"] = "failed"
+        case nil: break
+        }
         if let body = event.requestBody { metadata["courier.request.body"] = "\(body)" }
         if let body = event.responseBody { metadata["courier.response.body"] = "\(body)" }
         return metadata

@@ -88,5 +88,19 @@ struct LoggerSinkTests {
         let ended = try #require(handler.entries.last)
         #expect(ended.metadata["courier.event"] == "stream_ended")
         #expect(ended.metadata["http.response.body.size"] == "11")
+        #expect(ended.metadata["courier.stream.ending"] == "complete")
+    }
+
+    /// A body the reader drops unread is logged at the stream level as left unread, with no
+    /// error type: not as a cancelled request.
+    @Test func aBodyLeftUnreadIsNotAFailure() async throws {
+        let (logger, handler) = Self.logger(.debug)
+        let server = InMemoryExecutor.scripted([], then: .stream([Data("unread".utf8)], status: 404))
+        do { _ = try await server.with(LoggingMiddleware(logger: logger)).stream(Self.request) }
+        let ended = try #require(handler.entries.last)
+        #expect(ended.level == .debug)
+        #expect(ended.metadata["courier.stream.ending"] == "abandoned")
+        #expect(ended.metadata["error.type"] == nil)
+        #expect(ended.message.description.hasSuffix("body not read)"))
     }
 }

@@ -60,4 +60,26 @@ struct MetricsMiddlewareTests {
             .joined(separator: "\n")
         for leaked in ["alice", "t0ken", "s3cr3t", "/users"] { #expect(!everything.contains(leaked)) }
     }
+
+    /// A generated client's operation that declares no content drops its body unread: an empty
+    /// body complete with the head, or one the reader leaves unread, is no `cancelled` error,
+    /// and a 404 keeps its status-based `error.type`.
+    @Test func bodiesLeftUnreadAreNotErrorsAndKeepTheStatusErrorType() async throws {
+        for stub in [Stub.stream([], status: 204, headers: [.contentLength: "0"]), .stream([Data("not read".utf8)], status: 200)] {
+            let metrics = TestMetrics()
+            do {
+                let response = try await InMemoryExecutor { _ in stub }.with(MetricsMiddleware(factory: metrics)).stream(Self.request)
+                _ = response.status  // the body is dropped unread
+            }
+            let timer = try #require(metrics.timers.first)
+            #expect(!timer.dimensions.contains { $0.0 == "error.type" }, "\(timer.dimensions)")
+            #expect(try metrics.expectMeter("http.client.active_requests", Self.base).lastValue == 0)
+        }
+        let metrics = TestMetrics()
+        do {
+            _ = try await InMemoryExecutor { _ in .stream([Data("gone".utf8)], status: 404) }.with(MetricsMiddleware(factory: metrics))
+                .stream(Self.request)
+        }
+        _ = try metrics.expectTimer("http.client.request.duration", Self.base + [("http.response.status_code", "404"), ("error.type", "404")])
+    }
 }

@@ -81,9 +81,13 @@ public struct TracingMiddleware: Middleware {
         var observed = response
         observed.body = response.body.observing(
             chunk: { count.add($0.count) },
-            end: { error in
+            end: { ending in
                 span.attributes["http.response.body.size"] = count.value
-                if let error {
+                switch ending {
+                case .complete: break
+                // The reader stopped or dropped the body: not a failure of the request.
+                case .abandoned: span.attributes["courier.response.body.abandoned"] = true
+                case .failed(let error):
                     if case .cancelled = error.cause {} else {
                         span.attributes["error.type"] = error.errorType
                         span.recordError(error)

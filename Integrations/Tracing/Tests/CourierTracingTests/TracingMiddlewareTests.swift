@@ -44,6 +44,21 @@ struct TracingMiddlewareTests {
         #expect(sent.headers["traceparent"] == nil)
     }
 
+    /// A body complete with the head ends the span at once; one the reader leaves unread ends
+    /// it without an error, marked as left unread.
+    @Test func emptyAndUnreadBodiesEndTheSpanWithoutAnError() async throws {
+        let tracer = InMemoryTracer()
+        let empty = InMemoryExecutor { _ in .stream([], status: 204, headers: [.contentLength: "0"]) }
+        let unread = InMemoryExecutor { _ in .stream([Data("never read".utf8)], status: 200) }
+        do { _ = try await empty.with(TracingMiddleware(tracer: tracer)).stream(Self.request) }
+        do { _ = try await unread.with(TracingMiddleware(tracer: tracer)).stream(Self.request) }
+        let spans = tracer.finishedSpans
+        try #require(spans.count == 2)
+        #expect(spans.allSatisfy { $0.status == nil && $0.errors.isEmpty && $0.attributes["error.type"] == nil })
+        #expect(spans[0].attributes["http.response.body.size"]?.toSpanAttribute() == 0)
+        #expect(spans[1].attributes["courier.response.body.abandoned"]?.toSpanAttribute() == true)
+    }
+
     @Test func errorStatusesAndFailuresMarkTheSpan() async throws {
         let tracer = InMemoryTracer()
         let lost = CourierError(.transport(TransportFailure(.connectionLost, message: "reset")))
