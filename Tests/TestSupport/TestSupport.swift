@@ -34,3 +34,9 @@ public final class Box<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// The transport failure an error carries, when it is one.
+public func transportFailure(_ error: CourierError?) -> TransportFailure? {
+    guard case .transport(let failure)? = error?.cause else { return nil }
+    return failure
+}

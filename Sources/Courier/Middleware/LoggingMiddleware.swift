@@ -27,8 +27,9 @@ public struct LoggingMiddleware: Middleware {
             case response
             /// The request failed without a response.
             case failure
-            /// A streamed body ended (see ``Executor/stream(_:options:)``): normally, or with
-            /// ``Event/error``. ``Event/streamedBytes`` says how much the reader took.
+            /// A streamed body ended (see ``Executor/stream(_:options:)``): read whole, left
+            /// unread by its reader, or failed with ``Event/error`` (``Event/ending`` says which).
+            /// ``Event/streamedBytes`` says how much the reader took.
             case streamEnded
         }
 
@@ -55,6 +56,14 @@ public struct LoggingMiddleware: Middleware {
         public var responseBody: String?
         /// For ``Kind/streamEnded``: the body bytes the reader took.
         public var streamedBytes: Int?
+        /// For ``Kind/streamEnded``: how reading the body ended. A body its reader stopped
+        /// reading, or dropped unread, is ``ByteStream/Ending/abandoned``: not a failure, and
+        /// ``error`` stays `nil`.
+        public var ending: ByteStream.Ending?
+        /// For ``Kind/response``: whether the body streams (it is not in ``response``; a
+        /// ``Kind/streamEnded`` event follows when it ends). A body complete with the head (a
+        /// `204`, a `HEAD`, `Content-Length: 0`) is in hand, never streamed.
+        public var isStreamed = false
         /// Which attempt this is, when the logging runs inside a ``RetryMiddleware``
         /// (``RetryPolicy/currentAttempt``): `1` for the first.
         public var attempt = 1
@@ -76,14 +85,19 @@ public struct LoggingMiddleware: Middleware {
                 return "→ \(line)"
             case .response:
                 let status = response?.status ?? 0
+                guard !isStreamed else { return "← \(status) \(line)\(elapsed), body streaming)" }
                 return "← \(status) \(line)\(elapsed), \(response?.body.count ?? 0) bytes)"
             case .failure:
                 let reason = error?.summary ?? "unknown"
                 return "✕ \(line)\(elapsed)) failed: \(reason)"
             case .streamEnded:
                 let bytes = streamedBytes ?? 0
-                guard let error else { return "⇣ \(line)\(elapsed), \(bytes) bytes streamed)" }
-                return "✕ \(line)\(elapsed)) stream ended after \(bytes) bytes: \(error.summary)"
+                if let error { return "✕ \(line)\(elapsed)) stream ended after \(bytes) bytes: \(error.summary)" }
+                if case .abandoned? = ending {
+                    let read = bytes == 0 ? "body not read" : "\(bytes) bytes read, the rest of the body not read"
+                    return "⇣ \(line)\(elapsed), \(read))"
+                }
+                return "⇣ \(line)\(elapsed), \(bytes) bytes streamed)"
             }
         }
 
@@ -234,7 +248,9 @@ public struct LoggingMiddleware: Middleware {
             return streamed
         }
         let head = streamed.head.redactingHeaders(with: exchange.redaction)
-        sink(exchange.event(.response, head: head))
+        var received = exchange.event(.response, head: head)
+        received.isStreamed = true
+        sink(received)
         let shownHead = head
         let cap: Int
         if case .on(let maxBytes) = bodies { cap = Self.window(forCap: max(0, maxBytes)) } else { cap = 0 }
@@ -252,11 +268,17 @@ public struct LoggingMiddleware: Middleware {
                     if seen.start.count < cap { seen.start.append(chunk.prefix(cap - seen.start.count)) }
                 }
             },
-            end: { error in
+            end: { ending in
                 let (count, bodyStart) = seen.withLock { ($0.count, $0.start) }
                 var ended = exchange.event(.streamEnded, head: shownHead)
                 ended.streamedBytes = count
-                ended.error = error.map { CourierError.wrapping($0, request: request) }
+                if case .failed(let error) = ending {
+                    let wrapped = CourierError.wrapping(error, request: request)
+                    ended.error = wrapped
+                    ended.ending = .failed(wrapped)
+                } else {
+                    ended.ending = ending
+                }
                 ended.responseBody = logBody(bodyStart, count)
                 sink(ended)
             })

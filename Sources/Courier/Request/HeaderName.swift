@@ -84,6 +84,8 @@ public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     public static let retryAfter = HeaderName(rawValue: "Retry-After")
     /// `Set-Cookie`: always redacted in descriptions and logs.
     public static let setCookie = HeaderName(rawValue: "Set-Cookie")
+    /// `Transfer-Encoding` ([RFC 9112 §6.1](https://www.rfc-editor.org/rfc/rfc9112#section-6.1)).
+    public static let transferEncoding = HeaderName(rawValue: "Transfer-Encoding")
     /// `User-Agent`
     public static let userAgent = HeaderName(rawValue: "User-Agent")
 }

@@ -22,8 +22,11 @@ import OpenAPIRuntime
 /// - Bodies stream both ways. A request body of known length that can be iterated again (what
 ///   the generated code makes for JSON and forms) is gathered, up to ``repeatableBodyLimit``
 ///   bytes, so retry middleware may send it again; any other body (unknown length, single
-///   iteration, or larger) streams as it is produced, never buffered, and is not retried. The
-///   response body is handed over as it arrives.
+///   iteration, or larger) streams as it is produced, never buffered, and is not retried; its
+///   known length goes out as `Content-Length` on every transport. The response body is handed
+///   over as it arrives; an empty one (`204`, `304`, a `HEAD`, `Content-Length: 0`) is `nil`,
+///   and one the generated code drops unread counts as left unread, not as a failure, in
+///   Courier's logs and metrics.
 /// - Errors are Courier's (``Courier/CourierError``); the generated client wraps them in its
 ///   `ClientError`, whose description shows the request it built, never a credential a Courier
 ///   middleware added afterwards.
@@ -60,10 +63,8 @@ public struct CourierTransport: ClientTransport {
             from: request, body: body, baseURL: baseURL, operationID: operationID, repeatableBodyLimit: repeatableBodyLimit)
         let response = try await executor.stream(courierRequest, options: streamOptions)
         let head = try response.head.httpResponse()
-        if courierRequest.method == .head || response.status == 204 || response.status == 304 {
-            response.body.cancel()
-            return (head, nil)
-        }
+        // A body that is complete with the head (a HEAD, 204, 304, Content-Length: 0) arrives in
+        // hand, empty: Courier settled it, so it is never handed over as a stream left unread.
         if let data = response.body.bufferedData {
             return (head, data.isEmpty ? nil : HTTPBody(data))
         }

@@ -72,6 +72,25 @@ struct GeneratedClientTests {
         #expect(try JSONDecoder().decode([String: String].self, from: sentBody) == ["title": "x"])
     }
 
+    /// An operation that declares no content (getStatus' 200) drops whatever body comes: over
+    /// any transport the stream of an empty body is complete with its head, and a body the
+    /// generated code drops is logged as not read, never as a cancelled request.
+    @Test func operationsWithoutContentAreNotLoggedAsCancelled() async throws {
+        for stub in [
+            Stub.stream([], status: 200, headers: [.contentLength: "0"]), .stream([], status: 204),
+            .stream([Data("{}".utf8)], status: 200, headers: [.contentType: "application/json"]),
+        ] {
+            let events = Events()
+            let executor = InMemoryExecutor { _ in stub }.with(LoggingMiddleware { events.append($0) })
+            let client = Client(serverURL: try #require(URL(string: "https://api.test")), transport: CourierTransport(executor))
+            // 200 is the documented .ok, 204 the .default response: neither has content.
+            _ = try await client.getStatus(path: .init(code: 200))
+            let logged = events.all
+            #expect(logged.allSatisfy { $0.error == nil }, "\(logged.map(\.description))")
+            #expect(!logged.map(\.description).joined().contains("cancel"), "\(logged.map(\.description))")
+        }
+    }
+
     @Test func errorsFromTheGeneratedClientShowNoCredentialTheMiddlewareAdded() async throws {
         let failing = InMemoryExecutor.scripted([], then: .failure(URLError(.networkConnectionLost)))
         let executor = failing.with(DefaultHeadersMiddleware(["Authorization": "Bearer s3cr3t-from-middleware"]))
