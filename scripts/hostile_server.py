@@ -11,6 +11,11 @@ Each path is one way a hostile or broken server can answer:
   /echo              200 with the request's headers and path as JSON (what error pages do)
   /gzip-bomb?size=N  Content-Encoding: gzip over N zero bytes (about N/1000 bytes on the wire);
                      &prepare=1 only makes it (204), so a test can time the real request alone
+  /head?status=S&reason=R&framing=F&body=B
+                     a raw response head "HTTP/1.1 S R" (S as written: "000", "099", "150", "101")
+                     with the body B ("hello" by default) framed by F: "length" (Content-Length),
+                     "chunked", or "close" (read until the connection closes); no Upgrade field.
+                     For heads a parser may take for informational, or a status below 100.
 Usage: python3 hostile_server.py PORT
 """
 import gzip
@@ -93,6 +98,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif url.path == "/challenge":
             body = json.dumps({"error": "login required"}).encode()
             self.send_body(401, body, [("Content-Type", "application/json"), ("WWW-Authenticate", 'Basic realm="courier"')])
+        elif url.path == "/head":
+            query = urllib.parse.parse_qs(url.query)
+            status = query.get("status", ["000"])[0]
+            reason = query.get("reason", ["Odd"])[0]
+            framing = query.get("framing", ["length"])[0]
+            body = query.get("body", ["hello"])[0].encode()
+            head = "HTTP/1.1 %s %s\r\nContent-Type: text/plain\r\n" % (status, reason)
+            if framing == "length":
+                raw = (head + "Content-Length: %d\r\n\r\n" % len(body)).encode() + body
+            elif framing == "chunked":
+                raw = (head + "Transfer-Encoding: chunked\r\n\r\n").encode() + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
+            else:
+                raw = (head + "Connection: close\r\n\r\n").encode() + body
+            self.close_connection = True
+            try:
+                self.wfile.write(raw)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         elif url.path == "/echo":
             echoed = {"path": self.path, "headers": dict(self.headers.items())}
             self.send_body(200, json.dumps(echoed).encode(), [("Content-Type", "application/json")])

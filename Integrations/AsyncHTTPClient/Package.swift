@@ -67,10 +67,25 @@ let package = Package(
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // Sends one request and prints the outcome, for the test that runs hostile response
+        // heads in a child process (one of them makes AsyncHTTPClient trap).
+        .executableTarget(
+            name: "CourierAHCHeadProbe",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .testTarget(
             name: "CourierAsyncHTTPClientTests",
             dependencies: [
                 "CourierAsyncHTTPClient",
+                // Built with the tests: HostileHeadTests runs it as a child process.
+                "CourierAHCHeadProbe",
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierConformance", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

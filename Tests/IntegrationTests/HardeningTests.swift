@@ -141,6 +141,26 @@ private struct Count: Middleware {
 /// A 401 with a Basic challenge: FoundationNetworking waits for a credential Courier never gives,
 /// so Courier hands the 401 back. On the `data(for:)` path its body is lost on Linux (the task has
 /// to be cancelled); with a response size limit (the delegate path) the body arrives.
+/// A status below 100 (`HTTP/1.1 000`, `099`), however the body is framed: URLSession (libcurl)
+/// refuses the head; Courier says so as a bad response. (AsyncHTTPClient traps on these heads:
+/// its package's HostileHeadTests run them in a child process.)
+@Suite("Integration: heads below 100")
+struct HeadsBelow100Tests {
+    @Test(arguments: [
+        "status=000&framing=length", "status=000&framing=chunked", "status=000&framing=close", "status=099&framing=length",
+        "status=000&framing=length&body=",
+    ])
+    func aStatusBelow100IsABadResponse(head: String) async throws {
+        let request = Request.get |> url(try HostileServer.url() + "/head?" + head) |> deadline(10)
+        for executor in [URLSessionExecutor(configuration: .ephemeral), URLSessionExecutor(configuration: .ephemeral, maximumResponseSize: 1 << 20)] {
+            let sent = await expectCourierError { _ = try await executor.send(request) }
+            #expect(transportFailure(sent)?.kind == .badResponse, "\(String(describing: sent))")
+            let streamed = await expectCourierError { _ = try await executor.stream(request).body.collect(upTo: 1 << 20) }
+            #expect(transportFailure(streamed)?.kind == .badResponse, "\(String(describing: streamed))")
+        }
+    }
+}
+
 @Suite("Integration: refused redirects")
 struct RefusedRedirectTests {
     /// A 302 whose body FoundationNetworking drops is the response, on every path: not a

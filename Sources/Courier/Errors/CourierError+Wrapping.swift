@@ -62,10 +62,13 @@ extension CourierError {
         return .transport(TransportFailure(kind, code: code.rawValue, message: "URLError \(describe(code))"))
     }
 
-    /// FoundationNetworking reports some libcurl failures as `URLError(.unknown)` with curl's
-    /// own text: a body cut short ("transfer closed with 60 bytes remaining to read") and a
-    /// compressed body that does not decode ("Error while processing content unencoding: …").
-    /// Those texts name no URL; they are kept as the message.
+    /// FoundationNetworking reports some libcurl failures as `URLError(.unknown)` or
+    /// `URLError(.unsupportedURL)` with curl's own text: a body cut short ("transfer closed with
+    /// 60 bytes remaining to read"), a compressed body that does not decode ("Error while
+    /// processing content unencoding: …"), and a response head that is not HTTP ("Unsupported
+    /// response code in HTTP response" for a status below 100, "Unsupported HTTP version in
+    /// response", "Received HTTP/0.9 when not allowed" for a body after an informational
+    /// head). Those texts name no URL; they are kept as the message.
     private static func curlFailure(_ error: URLError) -> (TransportFailure.Kind, String)? {
         guard let text = error.userInfo[NSLocalizedDescriptionKey] as? String else { return nil }
         let message = String(text.prefix(200))
@@ -73,6 +76,11 @@ extension CourierError {
             return (.truncatedBody, message)
         }
         if text.contains("content unencoding") || text.contains("Unrecognized content encoding") {
+            return (.badResponse, message)
+        }
+        if text.contains("in HTTP response") || text.contains("HTTP version in response") || text.contains("HTTP/0.9")
+            || text.contains("Weird server reply") || text.contains("Invalid status line")
+        {
             return (.badResponse, message)
         }
         return nil

@@ -61,5 +61,22 @@ extension ConformanceSuite {
             let items = try await executor.send(context.hostile() |> path("gzip") |> decode(Items.self))
             try context.expect(items.items.count == 3000, "decoded \(items.items.count) of 3000 items")
         },
+        ConformanceCase("integrity: a head that is not a final HTTP answer is a bad response, never a response") { context in
+            // Informational heads followed by a body, a 101 nobody asked for, statuses that are not
+            // three digits. (A status below 100 makes AsyncHTTPClient trap: README, Known limits;
+            // each transport's own tests send those.)
+            let executor = context.executor()
+            let heads = [
+                "status=101&framing=length", "status=101&framing=close", "status=100&framing=length", "status=150&framing=chunked",
+                "status=199&framing=close", "status=1000&framing=length", "status=20&framing=length", "status=abc&framing=length",
+            ]
+            for head in heads {
+                let request = .get |> url(context.servers.hostile + "/head?" + head) |> deadline(10)
+                let sent = try await context.error { _ = try await executor.send(request) }
+                try context.expect(sent.transportKind == .badResponse, "send, \(head): \(sent)")
+                let streamed = try await context.error { _ = try await executor.stream(request).body.collect(upTo: 1 << 20) }
+                try context.expect(streamed.transportKind == .badResponse, "stream, \(head): \(streamed)")
+            }
+        },
     ]
 }
