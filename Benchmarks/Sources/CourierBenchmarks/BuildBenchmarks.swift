@@ -149,3 +149,29 @@ struct BenchmarkError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
 }
+
+extension BuildBenchmarks {
+    /// Logging a body costs what is logged: a 1 KiB log of a 32 MiB response against the same
+    /// log of an 8 KiB one, both answered from memory (row 2b).
+    static func loggedBody(runs: Int, iterations: Int) async throws -> Comparison {
+        func executor(bodySize: Int) -> some Executor {
+            var body = Data(#"{"access_token": "SECRET", "items": ""#.utf8)
+            body.append(Data(repeating: UInt8(ascii: "x"), count: bodySize))
+            body.append(Data(#""}"#.utf8))
+            let whole = body
+            let logging = LoggingMiddleware(bodies: .on(maxBytes: 1024)) { blackHole($0.responseBody) }
+            return InMemoryExecutor { _ in .status(200, headers: [.contentType: "application/json"], body: whole) }.with(logging)
+        }
+        let large = executor(bodySize: 32 << 20)
+        let small = executor(bodySize: 8 << 10)
+        let request = Request.get |> api |> path("items")
+        var comparison = Comparison(name: "2b. log 1 KiB of a 32 MiB body vs of an 8 KiB one (in-memory send)", unit: "µs", target: "≤ 1.1")
+        for _ in 0..<runs {
+            let courier = try await nanosecondsPerCall(iterations: iterations) { blackHole(try await large.send(request)) }
+            let baseline = try await nanosecondsPerCall(iterations: iterations) { blackHole(try await small.send(request)) }
+            comparison.courier.append(courier / 1000)
+            comparison.baseline.append(baseline / 1000)
+        }
+        return comparison
+    }
+}

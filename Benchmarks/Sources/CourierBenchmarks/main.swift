@@ -45,6 +45,10 @@ do {
         print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
         exit(0)
     }
+    if arguments.contains("--logging") {
+        print(try await BuildBenchmarks.loggedBody(runs: runs, iterations: option("--iterations").flatMap(Int.init) ?? 200).row())
+        exit(0)
+    }
     if arguments.contains("--memory-loop") {
         print(try await MemoryBenchmarks.inMemoryLoop())
         exit(0)
@@ -63,6 +67,7 @@ do {
     print(try BuildBenchmarks.build(runs: runs, iterations: 20_000).row())
     print(try BuildBenchmarks.buildAgainstDictionary(runs: runs, iterations: 20_000).row())
     print(try await BuildBenchmarks.inMemory(runs: runs, iterations: 20_000).row())
+    print(try await BuildBenchmarks.loggedBody(runs: runs, iterations: 200).row())
     if let base = option("--url") {
         for comparison in try await LiveBenchmarks.compare(base: base, runs: runs) { print(comparison.row()) }
         for comparison in try await LiveBenchmarks.delegateCost(base: base, runs: runs) { print(comparison.row()) }
