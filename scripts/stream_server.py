@@ -12,9 +12,12 @@
         N deterministic bytes (byte i is i % 251) with ETag and Range / If-Range support
         (206 with Content-Range); cut=K closes the connection after K body bytes; ignore_range
         answers 200 with the whole body whatever the request asks.
-  /bytes?size=N&key=K          N zero bytes, written in 1 MiB blocks (benchmarks); with a key, how
-                               many bytes the server could write before the client hung up is
-                               recorded (read it at /sent?key=K, once the connection is closed)
+  /bytes?size=N&key=K&block=B&pace=MS
+                               N zero bytes, written in blocks of B bytes (1 MiB by default), MS
+                               milliseconds apart (none by default: as fast as the client reads);
+                               with a key, how many bytes the server could write before the client
+                               hung up is recorded (read it at /sent?key=K, once the connection is
+                               closed)
   /upload?delay=S (POST or PUT) reads the body (Content-Length or chunked) and answers JSON
                                {"length": n, "crc32": c, "content_type": ..., "framing": F}
                                where F is "length", "chunked" or "none" (how the body was framed);
@@ -91,7 +94,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", str(size))
             self.end_headers()
-            block = b"\0" * (1 << 20)
+            block = b"\0" * int(q.get("block", str(1 << 20)))
+            pace = float(q.get("pace", "0")) / 1000
             remaining = size
             key = q.get("key")
             try:
@@ -99,6 +103,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     n = min(remaining, len(block))
                     self.wfile.write(block[:n])
                     remaining -= n
+                    if pace:
+                        self.wfile.flush()
+                        time.sleep(pace)
                     if key:
                         with LOCK:
                             SENT[key] = {"sent": size - remaining, "done": False}

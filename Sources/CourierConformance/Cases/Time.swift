@@ -90,5 +90,27 @@ extension ConformanceSuite {
             try context.expect(error.isCancellation, "got \(error)")
             try context.expect(clock.now - start < .seconds(5), "the reader ended \(clock.now - start) after the cancel; the drip lasts 10 s")
         },
+        ConformanceCase("cancellation: a stream a parser stops reaches the server as a disconnect") { context in
+            // An event stream that never ends a line, at a pace the client keeps up with: the
+            // line bound stops the reader after 1 MiB, and the server must see the connection go
+            // long before it has written its 256 MiB. (A sender faster than FoundationNetworking
+            // reads is README's Known limits: the stop lands when the flood pauses.)
+            let executor = context.executor()
+            let key = UUID().uuidString
+            let total = 256 << 20
+            let response = try await executor.stream(
+                context.stream() |> path("bytes") |> query("size", total) |> query("block", 65_536) |> query("pace", 1) |> query("key", key))
+            let error = try await context.error { for try await _ in response.body.serverSentEvents {} }
+            guard case .decodingFailed = error.cause else { throw context.failure("the line bound ended the stream with \(error)") }
+            // The server records how much it wrote once the connection is gone (or once it wrote
+            // everything): wait for that, however long it takes, then compare.
+            struct Sent: Decodable { var sent: Int; var done: Bool }
+            var sent = Sent(sent: 0, done: false)
+            while !sent.done {
+                try await Task.sleep(for: .milliseconds(50))
+                sent = try await executor.send(context.stream() |> path("sent") |> query("key", key) |> decode(Sent.self))
+            }
+            try context.expect(sent.sent < 64 << 20, "the server wrote \(sent.sent >> 20) of \(total >> 20) MiB after a stop at 1 MiB")
+        },
     ]
 }
