@@ -22,6 +22,10 @@
                                {"length": n, "crc32": c, "content_type": ..., "framing": F}
                                where F is "length", "chunked" or "none" (how the body was framed);
                                with delay, S seconds after the body is read
+  /gated?key=K&size=N          N bytes (byte i is i % 251): the head and the first 1000 bytes at
+                               once, the rest only after /open?key=K is requested (or 30 s pass);
+                               /opened?key=K then says {"by": "gate"} or {"by": "timeout"}
+  /open?key=K                  releases the rest of /gated's body under K
   /log?key=K                   JSON list of the Last-Event-ID values /sse received under K
   /sent?key=K                  JSON {"sent": n, "done": bool} for /bytes under K
 Usage: python3 stream_server.py PORT
@@ -36,6 +40,8 @@ import zlib
 
 LOG = {}
 SENT = {}
+GATES = {}
+OPENED = {}
 LOCK = threading.Lock()
 PATTERN = bytes(i % 251 for i in range(251 * 4096))
 
@@ -115,6 +121,35 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 with LOCK:
                     SENT[key] = {"sent": size - remaining, "done": True}
             return
+        if path == "/gated":
+            key = q.get("key", "")
+            size = int(q.get("size", "10000"))
+            with LOCK:
+                gate = GATES.setdefault(key, threading.Event())
+            body = pattern(0, size)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            try:
+                self.wfile.write(body[:1000])
+                self.wfile.flush()
+                opened = gate.wait(30)
+                with LOCK:
+                    OPENED[key] = "gate" if opened else "timeout"
+                self.wfile.write(body[1000:])
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
+        if path == "/open":
+            with LOCK:
+                GATES.setdefault(q.get("key", ""), threading.Event()).set()
+            return self.send_body(200, b"{}")
+        if path == "/opened":
+            with LOCK:
+                by = OPENED.get(q.get("key", ""))
+            return self.send_body(200, json.dumps({"by": by}).encode())
         if path == "/sent":
             with LOCK:
                 seen = SENT.get(q.get("key", ""), {"sent": 0, "done": False})

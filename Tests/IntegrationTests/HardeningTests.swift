@@ -189,12 +189,10 @@ struct ChallengeTests {
     }
 
     @Test func aChallenged401ComesBackWithoutHanging() async throws {
-        let clock = ContinuousClock()
-        let start = clock.now
+        // A hang would end in the 10 s timeout's error: the 401 itself is the proof.
         let response = try await HTTPBin.executor().send(try challenge() |> timeout(10))
         #expect(response.status == 401)
         #expect(response.headers["WWW-Authenticate"] == "Basic realm=\"courier\"")
-        #expect(clock.now - start < .seconds(5))
         #if canImport(FoundationNetworking)
             // Documented: the fast path cannot keep the body of a challenged 401 on Linux.
             #expect(response.body.isEmpty)

@@ -63,7 +63,9 @@ struct ResilienceTests {
         let cancelledAt = clock.now
         task.cancel()
         let result = await task.result
-        #expect(clock.now - cancelledAt < .seconds(1))
+        // Sooner than the 3.7 s backoff it cut short (measured from the cancel, a bound set by
+        // that wait, not by the machine's speed).
+        #expect(clock.now - cancelledAt < .seconds(3))
         switch result {
         case .failure(let error as CourierError):
             // Cancelled in the backoff; or, on a very slow machine, cancelled just as the 503

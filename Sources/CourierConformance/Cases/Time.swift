@@ -35,15 +35,15 @@ extension ConformanceSuite {
             let executor = context.executor()
             let quick = try await executor.send(context.httpbin() |> path("delay", "0.05") |> timeout(0.5))
             try context.expect(quick.status == 200, "a 50 ms answer under a 0.5 s timeout gave \(quick.status)")
-            let clock = ContinuousClock()
+            // An answer after 0.9 s under a 0.3 s timeout: a timeout rounded up to a whole second
+            // would let it through, an exact one ends the call first. The outcome tells them
+            // apart, not a stopwatch (a loaded server only answers later).
             for streamed in [false, true] {
-                let start = clock.now
-                let slow = context.httpbin() |> path("delay", "1.5") |> timeout(0.3)
+                let slow = context.httpbin() |> path("delay", "0.9") |> timeout(0.3)
                 let error = try await context.error {
                     if streamed { _ = try await executor.stream(slow).body.collect(upTo: 1 << 20) } else { _ = try await executor.send(slow) }
                 }
                 try context.expect(error.isTimeout, "streamed \(streamed): got \(error)")
-                try context.expect(clock.now - start < .milliseconds(900), "streamed \(streamed): a 0.3 s timeout fired after \(clock.now - start)")
             }
         },
         ConformanceCase("time: a sub-second timeout counts time without data, buffered and streamed") { context in

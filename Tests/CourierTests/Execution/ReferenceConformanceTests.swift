@@ -23,7 +23,9 @@ struct ReferenceConformanceTests {
 
     @Test func theNetworkFreeCasesAreTheOnesThatSaySo() {
         let free = ConformanceSuite.cases(meeting: [.timing]).map(\.name)
-        #expect(free.count >= 8)
+        // Seven: the early-head case moved to the stream server's gate, which only a network
+        // transport can answer (a drip timed by a stopwatch was a guess at the machine's speed).
+        #expect(free.count >= 7)
         #expect(ConformanceSuite.cases.count > free.count)
         #expect(free.allSatisfy { !$0.isEmpty })
     }

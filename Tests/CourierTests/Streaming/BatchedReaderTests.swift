@@ -65,13 +65,10 @@ struct BatchedReaderTests {
         // A slow or stalled link: one chunk, then nothing. The reader must not wait for more.
         let channel = StreamChannel(limit: 1 << 20, holdLimit: .milliseconds(20))
         let reader = await parkedReader(on: channel, minimum: 1 << 20)
-        let clock = ContinuousClock()
-        let start = clock.now
         #expect(channel.yield(chunk))
         let chunks = try #require(try await reader.value)
         #expect(chunks == [chunk])
-        // Woken by the timer, not by an end or a stop (none came); well before any idle timeout.
-        #expect(clock.now - start < .seconds(5))
+        // Woken by the timer: no end and no stop came, and nothing else would wake it.
         #expect(!channel.isClosed)
     }
 

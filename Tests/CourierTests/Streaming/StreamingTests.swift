@@ -158,10 +158,9 @@ struct ByteStreamTests {
             .init(.get, "/slow", .stream(Array(repeating: Data("x".utf8), count: 50), every: .milliseconds(100)))
         ])
         let response = try await executor.stream(.get |> url(api + "/slow") |> deadline(0.3))
-        let clock = ContinuousClock()
-        let start = clock.now
+        // The outcome is the proof, not a stopwatch: without the deadline the body ends normally
+        // after 5 s; with it, reading fails with timedOut.
         let error = await expectCourierError { _ = try await response.body.collect(upTo: 1000) }
-        #expect(clock.now - start < .seconds(2))
         guard case .timedOut = error?.cause else {
             Issue.record("expected timedOut, got \(String(describing: error))")
             return
