@@ -63,7 +63,7 @@ public struct MiddlewareExecutor: Executor {
     }
 
     private func run(_ request: Request, from index: Int, options: StreamOptions) async throws -> StreamedResponse {
-        guard index < middleware.count else { return try await base.exchange(request, options: options) }
+        guard index < middleware.count else { return try await base.settledResponse(to: request, options: options) }
         return try await middleware[index].intercept(request) { request in
             try await self.run(request, from: index + 1, options: options)
         }

@@ -5,8 +5,12 @@ extension Executor {
     /// and every middleware sees it (``StreamedResponse/settled(answering:)``). Written once,
     /// here: ``send(_:)-(Request)``, ``stream(_:options:)`` and the innermost step of a
     /// ``MiddlewareExecutor`` all go through it, whatever the transport.
-    func exchange(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        try await execute(request, options: options).settled(answering: request.method)
+    func settledResponse(to request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        let response = try await execute(request, options: options)
+        // The common case costs two comparisons: a final status with a body in hand (or already
+        // observed) has nothing to settle.
+        guard response.status < 200 || response.body.isLiveAndUnobserved else { return response }
+        return try await response.settled(answering: request.method)
     }
 }
 
