@@ -3,6 +3,10 @@ import PackageDescription
 
 // Courier on SwiftNIO: an executor over AsyncHTTPClient. A package of its own, so that Courier
 // itself keeps no dependencies; it depends on Courier by path.
+
+/// The upcoming features every target here builds with, as Courier's own do.
+let upcoming: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "CourierAsyncHTTPClient",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
@@ -37,7 +41,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
             ],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: upcoming
         ),
         // The Playground's tour over AsyncHTTPClient (its Tour, Models and OfflineServer files are symbolic
         // links to the Playground's own files).
@@ -50,7 +54,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: upcoming
         ),
         // Live rows of Benchmarks/README.md: Courier on AsyncHTTPClient against raw
         // AsyncHTTPClient and raw URLSession, each measurement in a fresh process (Benchmarks/run).
@@ -65,7 +69,7 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: upcoming
         ),
         // Sends one request and prints the outcome, for the test that runs hostile response
         // heads in a child process (one of them makes AsyncHTTPClient trap).
@@ -78,7 +82,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: upcoming
         ),
         .testTarget(
             name: "CourierAsyncHTTPClientTests",
@@ -96,7 +100,7 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: upcoming
         ),
     ],
     swiftLanguageModes: [.v6]
