@@ -41,6 +41,19 @@ struct GeneratedClientTests {
         #expect(!events.all.map(\.description).joined().contains("added-by-middleware"))
     }
 
+    /// A body the generated code streams once with a known length (here: any body, with
+    /// `repeatableBodyLimit: 0`) goes out as `Content-Length`, not chunked: servers that require
+    /// a length (S3's presigned PUT) refuse chunked uploads.
+    @Test func aKnownLengthStreamedBodyIsSentWithItsLength() async throws {
+        let transport = CourierTransport(URLSessionExecutor(configuration: .ephemeral), repeatableBodyLimit: 0)
+        let client = Client(serverURL: try Self.httpbin(), transport: transport)
+        let echo = try await client.postAnything(path: .init(item: "sized"), body: .json(.init(title: "hello"))).ok.body.json
+        #expect(echo.json?.title == "hello")
+        let headers = echo.headers.additionalProperties
+        #expect(headers["Content-Length"] != nil, "\(headers)")
+        #expect(headers["Transfer-Encoding"] == nil, "\(headers)")
+    }
+
     @Test func statusesAndBinaryBodiesComeBackAsTheDocumentSays() async throws {
         let client = Client(serverURL: try Self.httpbin(), transport: CourierTransport(URLSessionExecutor(configuration: .ephemeral)))
         _ = try await client.getStatus(path: .init(code: 200)).ok
