@@ -18,10 +18,16 @@
                                with a key, how many bytes the server could write before the client
                                hung up is recorded (read it at /sent?key=K, once the connection is
                                closed)
-  /upload?delay=S (POST or PUT) reads the body (Content-Length or chunked) and answers JSON
+  /upload?delay=S&key=K&pace=MS (POST or PUT)
+                               reads the body (Content-Length or chunked) and answers JSON
                                {"length": n, "crc32": c, "content_type": ..., "framing": F}
                                where F is "length", "chunked" or "none" (how the body was framed);
-                               with delay, S seconds after the body is read
+                               with delay, S seconds after the body is read; with a key, what
+                               arrived is recorded: /uploaded?key=K says {"length": n, "complete":
+                               true} once a body ends as its framing says (the last chunk, or all
+                               of its Content-Length), "complete": false while it has not, and
+                               "done": true once the server stopped reading it (either way); with
+                               pace, the body is read 64 KiB at a time, MS milliseconds apart
   /gated?key=K&size=N          N bytes (byte i is i % 251): the head and the first 1000 bytes at
                                once, the rest only after /open?key=K is requested (or 30 s pass);
                                /opened?key=K then says {"by": "gate"} or {"by": "timeout"}
@@ -40,6 +46,7 @@ import zlib
 
 LOG = {}
 SENT = {}
+UPLOADS = {}
 GATES = {}
 OPENED = {}
 LOCK = threading.Lock()
@@ -150,6 +157,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with LOCK:
                 by = OPENED.get(q.get("key", ""))
             return self.send_body(200, json.dumps({"by": by}).encode())
+        if path == "/uploaded":
+            with LOCK:
+                seen = UPLOADS.get(q.get("key", ""))
+            return self.send_body(200, json.dumps(seen).encode())
         if path == "/sent":
             with LOCK:
                 seen = SENT.get(q.get("key", ""), {"sent": 0, "done": False})
@@ -237,8 +248,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path, q = self.query()
         if path != "/upload":
             return self.send_body(404, b"{}")
+        key = q.get("key")
+
+        def record(length, complete):
+            if key:
+                with LOCK:
+                    UPLOADS[key] = {"length": length, "complete": complete, "done": False}
+
+        record(0, False)
+        try:
+            self.read_upload(q, record)
+        finally:
+            with LOCK:
+                if key in UPLOADS:
+                    UPLOADS[key]["done"] = True
+
+    def read_upload(self, q, record):
         length = 0
         crc = 0
+        pace = float(q.get("pace", "0")) / 1000
+        step = 65536 if pace else 1 << 20
         chunked = self.headers.get("Transfer-Encoding", "").lower() == "chunked"
         framing = "chunked" if chunked else "length" if self.headers.get("Content-Length") is not None else "none"
         if chunked:
@@ -249,20 +278,32 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     break
                 remaining = size
                 while remaining > 0:
-                    block = self.rfile.read(min(remaining, 1 << 20))
+                    block = self.rfile.read(min(remaining, step))
+                    if not block:
+                        record(length, False)
+                        return
+                    if pace:
+                        record(length + len(block), False)
+                        time.sleep(pace)
                     crc = zlib.crc32(block, crc)
                     length += len(block)
                     remaining -= len(block)
+                record(length, False)
                 self.rfile.readline()
         else:
             remaining = int(self.headers.get("Content-Length", "0"))
             while remaining > 0:
-                block = self.rfile.read(min(remaining, 1 << 20))
+                block = self.rfile.read(min(remaining, step))
                 if not block:
-                    break
+                    record(length, False)
+                    return
+                if pace:
+                    record(length + len(block), False)
+                    time.sleep(pace)
                 crc = zlib.crc32(block, crc)
                 length += len(block)
                 remaining -= len(block)
+        record(length, True)
         if "delay" in q:
             time.sleep(float(q["delay"]))
         body = json.dumps({"length": length, "crc32": crc, "content_type": self.headers.get("Content-Type"), "framing": framing})

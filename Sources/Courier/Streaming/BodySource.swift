@@ -236,6 +236,9 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
                 if let declared, written > declared { break }
                 try handle.write(contentsOf: chunk)
             }
+            // A cancelled caller ends the sequence early: that is a cancellation, not a body
+            // that disagrees with its length.
+            try Task.checkCancellation()
             if let declared, declared != written {
                 throw RequestProblem(
                     .invalidFraming,

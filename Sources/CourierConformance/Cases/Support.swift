@@ -33,6 +33,16 @@ struct Received: Decodable, Sendable {
     }
 }
 
+/// What the stream server's `/uploaded` says of an upload made with a key.
+struct Uploaded: Decodable, Sendable {
+    /// Body bytes read so far.
+    var length: Int
+    /// Whether the body ended as its framing says.
+    var complete: Bool
+    /// Whether the server stopped reading it.
+    var done: Bool
+}
+
 /// Byte `i` of the stream server's `/file` bodies: `i % 251`.
 func streamServerBytes(_ range: Range<Int>) -> Data {
     Data(range.map { UInt8($0 % 251) })
@@ -144,6 +154,30 @@ struct StallingBody: AsyncSequence, Sendable {
             taken.fire()
             try await Task.sleep(for: .seconds(86_400))
             return nil
+        }
+    }
+}
+
+/// A request body produced at a steady pace: `count` chunks of `size` bytes, `gap` apart. (A
+/// body that stalls for good would hold up every other URLSession transfer of the process on
+/// Linux, the case's own checks included: README, Known limits.)
+struct PacedBody: AsyncSequence, Sendable {
+    typealias Element = Data
+    var count: Int
+    var size: Int
+    var gap: Duration
+
+    func makeAsyncIterator() -> Iterator { Iterator(body: self) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let body: PacedBody
+        var produced = 0
+
+        mutating func next() async throws -> Data? {
+            guard produced < body.count else { return nil }
+            produced += 1
+            try await Task.sleep(for: body.gap)
+            return Data(repeating: 0x50, count: body.size)
         }
     }
 }

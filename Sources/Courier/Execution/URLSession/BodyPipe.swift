@@ -7,8 +7,10 @@ import Foundation
 /// ``read(_:maxLength:)`` and ``hasBytesAvailable`` therefore block that thread until the producer
 /// has written or finished. ``URLSessionExecutor`` gives each such upload a session of its own, so
 /// a slow producer holds up no other transfer. The producer waits (without blocking a thread)
-/// while `limit` bytes are unread. ``close()`` (by the reader, or by cancellation) wakes both
-/// sides: a blocked read returns the end of the stream, and the producer stops.
+/// while `limit` bytes are unread. ``close()`` (by the reader, or by cancellation) aborts the
+/// body: a blocked or later read *fails*, so libcurl ends the transfer without the last chunk of
+/// a chunked body (a clean end there would make the server take the start of the body for all of
+/// it), and the producer stops.
 ///
 /// The shared state is a ``PipeBuffer`` (the `InputStream` itself cannot be `Sendable`).
 final class BodyPipe: InputStream {
@@ -21,7 +23,7 @@ final class BodyPipe: InputStream {
     }
 
     override func open() { buffer.open() }
-    override func close() { buffer.close() }
+    override func close() { buffer.abort() }
     var status: Stream.Status { buffer.status }
     override var hasBytesAvailable: Bool { buffer.waitForBytes() }
     override func read(_ destination: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
@@ -44,6 +46,8 @@ final class PipeBuffer: @unchecked Sendable {
     private var finished = false
     private var failed = false
     private var closed = false
+    /// A read has returned the end of the body: the reader will not read again.
+    private var endDelivered = false
     private var opened = false
     private var writer: CheckedContinuation<Bool, Never>?
     private let limit: Int
@@ -98,41 +102,56 @@ final class PipeBuffer: @unchecked Sendable {
 
     func open() { locked { opened = true } }
 
-    /// Stops both sides: a blocked read returns the end, the producer stops.
-    func close() {
-        let waiting = locked { () -> CheckedContinuation<Bool, Never>? in
+    /// Stops both sides: what is buffered is dropped, a blocked or later read fails (so the
+    /// transfer ends without the end of the body), and the producer stops.
+    /// - Returns: Whether the reader had not read the end of the body yet, so its next read fails
+    ///   and ends the transfer; `false` when it already had the whole body (the transfer must
+    ///   then be cancelled another way).
+    @discardableResult
+    func abort() -> Bool {
+        let (waiting, outstanding) = locked { () -> (CheckedContinuation<Bool, Never>?, Bool) in
             closed = true
+            chunks = []
+            offset = 0
+            buffered = 0
             condition.broadcast()
             defer { writer = nil }
-            return writer
+            return (writer, !endDelivered)
         }
         waiting?.resume(returning: false)
+        return outstanding
     }
 
     var status: Stream.Status {
         locked {
-            if closed { return .closed }
+            if closed { return .error }
             if failed { return .error }
             if finished && buffered == 0 { return .atEnd }
             return opened ? .open : .notOpen
         }
     }
 
-    /// Blocks until bytes are there or the body has ended; `false` at the end.
+    /// Blocks until bytes are there or the body has ended; `false` at a clean end.
     func waitForBytes() -> Bool {
         locked {
             while buffered == 0 && !finished && !closed { condition.wait() }
-            // A failed body must be read (and fail the read), not look like a clean end.
-            return buffered > 0 || failed
+            // A failed or aborted body must be read (and fail the read): FoundationNetworking
+            // takes "no bytes available" for a clean end.
+            return buffered > 0 || failed || closed
         }
     }
 
-    /// Blocks until bytes are there; copies up to `length`; 0 at the end, -1 after a failure.
+    /// Blocks until bytes are there; copies up to `length`; 0 at a clean end, -1 after a failure
+    /// or an abort.
     func read(into buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
         guard length > 0 else { return 0 }
         let (count, waiting) = locked { () -> (Int, CheckedContinuation<Bool, Never>?) in
             while buffered == 0 && !finished && !closed { condition.wait() }
-            if buffered == 0 { return (failed ? -1 : 0, nil) }
+            if closed { return (-1, nil) }
+            if buffered == 0 {
+                if !failed { endDelivered = true }
+                return (failed ? -1 : 0, nil)
+            }
             var copied = 0
             while copied < length, !chunks.isEmpty {
                 let chunk = chunks[0]

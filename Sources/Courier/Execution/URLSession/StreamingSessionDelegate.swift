@@ -43,8 +43,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         let request: Request
         let progress: TransferProgress?
         let cleanup: @Sendable () -> Void
-        /// A body being produced while it is sent; closed first on cancellation, so that a read
-        /// blocked on it (on the session's work queue) lets the cancellation through.
+        /// A body being produced while it is sent; aborted on cancellation (see ``cancel()``).
         let bodyPipe: PipeBuffer?
         let calls: SessionCalls
         /// Enforces a sub-second timeout on every hop, upload and body, when the request has one.
@@ -66,15 +65,22 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
         /// Stops the transfer: whatever arrives afterwards is dropped unread, and the task is
         /// cancelled once, off the calling thread (see ``SessionCalls``).
+        ///
+        /// A body still being produced is aborted instead: libcurl's next read of it fails (a
+        /// blocked read at once), and libcurl ends the transfer itself, without the last chunk,
+        /// so the server never takes the start of the body for all of it. The task is then left
+        /// alone: cancelling it as well races FoundationNetworking into completing it twice,
+        /// which traps in its task registry. Only a reader that already had the whole body (the
+        /// response is under way) needs the task cancelled.
         func cancel() {
-            bodyPipe?.close()
+            let bodyOutstanding = bodyPipe?.abort() ?? false
             let task = state.withLock { state -> URLSessionTask? in
                 state.cancelled = true
                 guard !state.stopped else { return nil }
                 state.stopped = true
                 return state.task
             }
-            if let task { calls.cancel(task) }
+            if let task, !bodyOutstanding { calls.cancel(task) }
         }
 
         /// Checks the size of the file the current hop uploads every 100 ms until its body is

@@ -175,7 +175,7 @@ public final class URLSessionExecutor: Executor {
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
         let cleanup: @Sendable () -> Void = {
             producer.cancel()
-            pipe.close()
+            pipe.abort()
             session.finishTasksAndInvalidate()
         }
         do {
