@@ -67,8 +67,8 @@ enum Probe {
         var description: String { "CourierAHCHeadProbe was not found beside the test binary \(CommandLine.arguments[0])" }
     }
 
-    /// Runs the probe and waits for it to end without blocking a thread (its termination
-    /// handler resumes the wait).
+    /// Runs the probe and waits for it to end without blocking a Swift concurrency thread: its
+    /// termination handler (on a Foundation thread) reads what it printed and resumes the wait.
     static func run(_ url: String) async throws -> Outcome {
         let process = Process()
         process.executableURL = try executable()
@@ -80,16 +80,15 @@ enum Probe {
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
-        let launchFailure: (any Error)? = await withCheckedContinuation { continuation in
-            process.terminationHandler = { _ in continuation.resume(returning: nil) }
+        let ended: Result<Data, any Error> = await withCheckedContinuation { continuation in
+            process.terminationHandler = { _ in continuation.resume(returning: .success(output.fileHandleForReading.readDataToEndOfFile())) }
             do {
                 try process.run()
             } catch {
-                continuation.resume(returning: error)
+                continuation.resume(returning: .failure(error))
             }
         }
-        if let launchFailure { throw launchFailure }
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = String(decoding: try ended.get(), as: UTF8.self)
         let signal = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
         return Outcome(output: printed.trimmingCharacters(in: .whitespacesAndNewlines), signal: signal)
     }
