@@ -56,19 +56,26 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
 }
 
 /// How a case wants the executor under test made.
-public struct ConformanceOptions: Sendable, Hashable {
+public struct ConformanceOptions: Sendable {
     /// The most bytes a response body may have, or `nil` for no limit.
     public var maximumResponseSize: Int?
     /// How redirects are followed.
     public var redirects: RedirectPolicy
+    /// Middleware to run around every hop of a redirect chain (``Courier/Exchange/hopMiddleware``),
+    /// outermost first; empty for most cases. An executor that is an ``Courier/Exchange`` over a
+    /// transport passes it on: `Exchange(transport: t, redirects: options.redirects,
+    /// hopMiddleware: options.hopMiddleware)`.
+    public var hopMiddleware: [any Middleware]
 
     /// Creates options.
     /// - Parameters:
     ///   - maximumResponseSize: The body size limit.
     ///   - redirects: The redirect policy.
-    public init(maximumResponseSize: Int? = nil, redirects: RedirectPolicy = .follow) {
+    ///   - hopMiddleware: Middleware around every hop.
+    public init(maximumResponseSize: Int? = nil, redirects: RedirectPolicy = .follow, hopMiddleware: [any Middleware] = []) {
         self.maximumResponseSize = maximumResponseSize
         self.redirects = redirects
+        self.hopMiddleware = hopMiddleware
     }
 }
 

@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// `URLSessionExecutor` held to every case of the transport conformance suite, against the
+/// `URLSessionExecutor` (an exchange over `URLSessionTransport`) held to every case of the transport conformance suite, against the
 /// loopback servers `scripts/test` starts. Serialized: several cases move tens of megabytes or
 /// time their answers, which on two cores would disturb one another.
 @Suite("Conformance: URLSessionExecutor", .serialized, .timeLimit(.minutes(3)))
@@ -15,7 +15,8 @@ struct URLSessionConformanceTests {
     @Test(arguments: ConformanceSuite.cases)
     func conforms(_ check: ConformanceCase) async throws {
         try await check.run(servers: try ConformanceServers.fromEnvironment()) { options in
-            URLSessionExecutor(configuration: .ephemeral, redirects: options.redirects, maximumResponseSize: options.maximumResponseSize)
+            let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: options.maximumResponseSize)
+            return Exchange(transport: transport, redirects: options.redirects, hopMiddleware: options.hopMiddleware)
         }
     }
 }

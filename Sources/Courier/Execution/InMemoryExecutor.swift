@@ -241,3 +241,17 @@ public final class InMemoryExecutor: Executor {
         return (stub, url)
     }
 }
+
+extension InMemoryExecutor: Transport {
+    /// Answers one hop, as ``execute(_:options:)`` does: a stubbed redirect is the response. An
+    /// ``Exchange`` over this executor follows stubbed redirects as the network transports do,
+    /// with every hop recorded in ``requests``.
+    /// - Parameters:
+    ///   - request: The request of this hop.
+    ///   - options: How the body is delivered.
+    /// - Returns: The stub's response.
+    /// - Throws: What ``execute(_:options:)`` throws.
+    public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        try await execute(request, options: options)
+    }
+}

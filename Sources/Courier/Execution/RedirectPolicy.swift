@@ -4,8 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// How redirects are followed, identically on every platform and by every transport: each
-/// decides every hop with ``next(status:location:chain:)``.
+/// How redirects are followed, identically on every platform and by every transport: the
+/// ``Exchange`` decides every hop with ``next(status:location:chain:)``.
 ///
 /// When following (the default):
 /// - at most ``maximumHops`` redirects, then ``CourierError/Cause/transport(_:)`` with kind
@@ -52,6 +52,17 @@ public struct RedirectPolicy: Sendable, Hashable {
         return policy
     }()
 
+    /// Whether `status` is a redirect a policy may follow: `301`, `302`, `303`, `307` or `308`
+    /// (never `304`, `305` or `300`).
+    /// - Parameter status: A response status.
+    /// - Returns: Whether a followed redirect with this status goes on to a next hop.
+    public static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
     /// What to do with one redirect.
     public enum Step: Sendable, Hashable {
         /// Send this request next.
@@ -65,7 +76,7 @@ public struct RedirectPolicy: Sendable, Hashable {
     /// One request's way through its redirects: where it started, where it is now, and whether it
     /// has left its origin (after which credentials stay dropped).
     ///
-    /// A transport makes one per request and hands it to ``next(status:location:chain:)`` at
+    /// The ``Exchange`` makes one per call and hands it to ``next(status:location:chain:)`` at
     /// every redirect response; ``current`` is the request to send.
     public struct Chain: Sendable {
         /// The request sent last: the original one, then each followed redirect's.
@@ -101,7 +112,8 @@ public struct RedirectPolicy: Sendable, Hashable {
     }
 
     /// Decides how to follow a redirect with `status` whose `Location` header is `location`, as
-    /// the server sent it, updating `chain`. The one redirect step every transport takes.
+    /// the server sent it, updating `chain`. The one redirect step, taken by the ``Exchange`` for
+    /// every transport.
     ///
     /// A status that is not a redirect (`301`, `302`, `303`, `307`, `308`) is delivered. The raw
     /// header decides, not a URL a transport derived from it: FoundationNetworking grafts a
@@ -115,7 +127,7 @@ public struct RedirectPolicy: Sendable, Hashable {
     ///   - chain: The request's redirect chain.
     /// - Returns: The request to send next, or to deliver the response, or the failure.
     public func next(status: Int, location: String?, chain: inout Chain) -> Step {
-        guard follows, [301, 302, 303, 307, 308].contains(status) else { return .deliver }
+        guard follows, Self.isRedirect(status) else { return .deliver }
         guard chain.hops < maximumHops else {
             return .fail(
                 TransportFailure(

@@ -1,9 +1,6 @@
 import AsyncHTTPClient
 import Courier
 import Foundation
-import NIOConcurrencyHelpers
-import NIOCore
-import NIOHTTP1
 
 /// Sends Courier requests with AsyncHTTPClient over SwiftNIO: the same guarantees as
 /// ``Courier/URLSessionExecutor`` (held to the same conformance suite), at SwiftNIO's speed.
@@ -39,18 +36,36 @@ import NIOHTTP1
 /// the transfer at once. Upload bodies (data, files, multipart, byte sequences) stream out with
 /// their length when it is known. ``Courier/Request/cachePolicy`` does not apply: this transport
 /// has no cache.
+///
+/// The executor is a Courier ``Courier/Exchange`` over an ``AsyncHTTPClientTransport``: Courier
+/// takes every redirect hop, and middleware that must see each hop goes in ``eachHop(_:)``.
 public struct AsyncHTTPClientExecutor: Executor {
+    /// The transport that sends each hop.
+    public var transport: AsyncHTTPClientTransport {
+        didSet { exchange.transport = transport }
+    }
+    /// The exchange this executor runs: the transport and the redirect policy.
+    public private(set) var exchange: Exchange
     /// The client requests go through; owned by the caller.
-    public let client: HTTPClient
+    public var client: HTTPClient { transport.client }
     /// How redirects are followed. A copy of the executor with another policy shares the client.
-    public var redirects: RedirectPolicy
+    public var redirects: RedirectPolicy {
+        get { exchange.redirects }
+        set { exchange.redirects = newValue }
+    }
     /// The most bytes a response body may have, counted after decompression, or `nil` for no
     /// limit (negative values count as `0`).
     public var maximumResponseSize: Int? {
-        get { sizeLimit }
-        set { sizeLimit = newValue.map { max(0, $0) } }
+        get { transport.maximumResponseSize }
+        set { transport.maximumResponseSize = newValue }
     }
-    private var sizeLimit: Int?
+    /// Middleware run around every hop of a redirect chain, outermost first
+    /// (``Courier/Exchange/hopMiddleware``); middleware for the whole call goes in
+    /// ``Courier/Executor/with(_:)``.
+    public var hopMiddleware: [any Middleware] {
+        get { exchange.hopMiddleware }
+        set { exchange.hopMiddleware = newValue }
+    }
 
     /// A client that does not leave redirects, decompression and tracing to Courier.
     public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
@@ -75,11 +90,9 @@ public struct AsyncHTTPClientExecutor: Executor {
     /// - Throws: ``ConfigurationError`` when the client follows redirects, decompresses bodies or
     ///   traces requests itself.
     public init(client: HTTPClient, redirects: RedirectPolicy = .follow, maximumResponseSize: Int? = nil) throws {
-        let problems = ClientInspection.problems(of: client)
-        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
-        self.client = client
-        self.redirects = redirects
-        self.sizeLimit = maximumResponseSize.map { max(0, $0) }
+        let transport = try AsyncHTTPClientTransport(client: client, maximumResponseSize: maximumResponseSize)
+        self.transport = transport
+        self.exchange = Exchange(transport: transport, redirects: redirects)
     }
 
     /// A client configuration that leaves redirects, decompression and tracing to Courier, and
@@ -99,133 +112,25 @@ public struct AsyncHTTPClientExecutor: Executor {
         return configuration
     }
 
-    /// Sends `request` and returns once the head of the last hop arrives.
+    /// Sends `request` and every redirect the policy follows; returns once the last head arrives.
     ///
-    /// With ``Courier/StreamOptions/buffersBody`` the body is gathered here, in hand; otherwise it
-    /// streams through a ``Courier/ByteStream`` with backpressure. Every hop of a redirect is
-    /// decided by ``redirects``.
+    /// With ``Courier/StreamOptions/buffersBody`` the body is gathered, in hand; otherwise it
+    /// streams through a ``Courier/ByteStream`` with backpressure.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: How the body is delivered.
     /// - Returns: The head and the body.
     /// - Throws: ``Courier/CourierError``.
     public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        guard let timeout = request.effectiveTimeout else {
-            return try await exchange(request, options: options, timer: nil)
-        }
-        // The exchange runs as a task of its own that the idle timer can cancel.
-        let reason = StopReason()
-        let timedOut = CourierError(.timedOut, request: request)
-        let task = TaskBox()
-        let timer = IdleTimer(timeout: .seconds(timeout)) {
-            reason.set(timedOut)
-            task.cancel()
-        }
-        let work = Task { try await exchange(request, options: options, timer: timer) }
-        task.set(work)
-        do {
-            let response = try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
-            if response.body.bufferedData != nil { timer.stop() }
-            return response
-        } catch {
-            timer.stop()
-            throw reason.value ?? error
-        }
+        try await exchange.execute(request, options: options)
     }
 
-    /// The exchange: every hop of the redirect chain, then the body.
-    private func exchange(_ request: Request, options: StreamOptions, timer: IdleTimer?) async throws -> StreamedResponse {
-        // Made at the first redirect: most requests have none.
-        var chain: RedirectPolicy.Chain?
-        while true {
-            let current = chain?.current ?? request
-            let (prepared, url) = try Self.prepare(current, progress: options.uploadProgress)
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(prepared, deadline: .distantFuture)
-            } catch {
-                throw TransportErrors.courierError(for: error, request: request)
-            }
-            timer?.touch()
-            if response.history.count > 1 {
-                // A client that follows redirects itself slipped past the check at init.
-                throw CourierError(
-                    .transport(TransportFailure(.redirectFailed, message: ConfigurationError(problems: ["follows redirects"]).description)),
-                    request: request)
-            }
-            let status = Int(response.status.code)
-            if redirects.follows, Self.redirectStatuses.contains(status) {
-                var hops = chain ?? RedirectPolicy.Chain(request)
-                let step = redirects.next(status: status, location: response.headers.first(name: "location"), chain: &hops)
-                chain = hops
-                switch step {
-                case .follow:
-                    await Self.discard(response.body)
-                    continue
-                case .fail(let failure):
-                    throw CourierError(.transport(failure), request: request)
-                case .deliver:
-                    break
-                }
-            }
-            let headers = response.headers
-            let head = Response(status: status, url: URL(string: url)) { Self.convert(headers) }
-            let body = BodyReader(
-                response: response, head: head, method: current.method, request: request, limit: maximumResponseSize, timer: timer)
-            if options.buffersBody {
-                let data = try await body.collect()
-                timer?.stop()
-                return StreamedResponse(head: head, body: ByteStream(data))
-            }
-            return StreamedResponse(head: head, body: body.stream(bufferLimit: options.bufferLimit))
-        }
-    }
-
-    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-
-    /// Reads and drops a small redirect body, so the connection can be reused; a large one is
-    /// left (dropping the body closes the connection instead).
-    private static func discard(_ body: HTTPClientResponse.Body) async {
-        var total = 0
-        do {
-            for try await buffer in body {
-                total += buffer.readableBytes
-                if total > 64 << 10 { return }
-            }
-        } catch {}
-    }
-
-    /// Response headers in Courier's form, in the order they arrived, repeats kept.
-    static func convert(_ headers: NIOHTTP1.HTTPHeaders) -> Courier.HTTPHeaders {
-        var fields: [Courier.HTTPHeaders.Field] = []
-        fields.reserveCapacity(headers.count)
-        for (name, value) in headers { fields.append(.init(name: HeaderName(rawValue: name), value: value)) }
-        return Courier.HTTPHeaders(fields)
-    }
-}
-
-/// Why a request was stopped from outside (its idle timer), when it was.
-final class StopReason: Sendable {
-    private let error = NIOLockedValueBox<CourierError?>(nil)
-    func set(_ value: CourierError) { error.withLockedValue { if $0 == nil { $0 = value } } }
-    var value: CourierError? { error.withLockedValue { $0 } }
-}
-
-/// A task that may be cancelled before it is known.
-final class TaskBox: Sendable {
-    private let state = NIOLockedValueBox<(task: Task<StreamedResponse, any Error>?, cancelled: Bool)>((nil, false))
-    func set(_ task: Task<StreamedResponse, any Error>) {
-        let cancelled = state.withLockedValue { state -> Bool in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
-    }
-    func cancel() {
-        let task = state.withLockedValue { state -> Task<StreamedResponse, any Error>? in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
+    /// This executor's exchange with `middleware` around every hop of a redirect chain.
+    /// - Parameter middleware: The middleware, outermost first.
+    /// - Returns: The exchange; it shares this executor's client.
+    public func eachHop(_ middleware: any Middleware...) -> Exchange {
+        var exchange = self.exchange
+        exchange.hopMiddleware += middleware
+        return exchange
     }
 }

@@ -17,6 +17,7 @@ struct ConformanceTests {
             var executor = base
             executor.redirects = options.redirects
             executor.maximumResponseSize = options.maximumResponseSize
+            executor.hopMiddleware = options.hopMiddleware
             return executor
         }
     }

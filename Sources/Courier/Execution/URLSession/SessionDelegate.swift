@@ -4,28 +4,26 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The delegate of the session a ``URLSessionExecutor`` owns: collects each task's response and
-/// body, applies the ``RedirectPolicy`` and the response size limit, and completes each task
-/// exactly once.
+/// The delegate of the session a ``URLSessionTransport`` owns: collects each task's response and
+/// body, applies the response size limit, and completes each task exactly once.
 ///
 /// Owning the delegate is what lets Courier behave the same on every platform:
-/// - **Redirects** follow ``RedirectPolicy``. FoundationNetworking on Linux forwards
-///   `Authorization` and `Cookie` to any host a redirect names; Courier does not, on any platform.
+/// - **Redirects** are never followed by the session: the 3xx comes back as the response and the
+///   ``Exchange`` decides under its ``RedirectPolicy``. (FoundationNetworking on Linux would
+///   forward `Authorization` and `Cookie` to any host a redirect names.)
 /// - **401 with `WWW-Authenticate`**: FoundationNetworking (before the fix in
 ///   swift-corelibs-foundation#5457) never completes such a task when no credential is
 ///   available. Courier hands the 401 response back instead, as Apple platforms do.
 /// - **Size limit**: the body is counted as it arrives (after decompression) and the transfer is
 ///   stopped once it passes the limit.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    /// One logical request: the data tasks of its redirect chain, one after another.
-    private final class Exchange: Sendable {
+    /// One hop: its data task, its body, its completion.
+    private final class Hop: Sendable {
         struct State {
-            var chain: RedirectPolicy.Chain
             var task: URLSessionTask?
             var body = Data()
-            var pendingRedirect: URLRequest?
             var cancelled = false
-            /// The exchange was stopped (cancelled, over the size limit): later chunks are dropped.
+            /// The hop was stopped (cancelled, over the size limit): later chunks are dropped.
             var stopped = false
             var complete: (@Sendable (Result<Response, any Error>) -> Void)?
             /// Enforces a sub-second timeout, when the request has one.
@@ -35,8 +33,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let state: Locked<State>
         let calls: SessionCalls
 
-        init(chain: RedirectPolicy.Chain, calls: SessionCalls, complete: @escaping @Sendable (Result<Response, any Error>) -> Void) {
-            state = Locked(State(chain: chain, complete: complete))
+        init(calls: SessionCalls, complete: @escaping @Sendable (Result<Response, any Error>) -> Void) {
+            state = Locked(State(complete: complete))
             self.calls = calls
         }
 
@@ -68,55 +66,50 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    private let exchanges = Locked<[Int: Exchange]>([:])
-    /// 401s challenged on tasks Courier started with `data(for:)` (no exchange), by URL and
+    private let hops = Locked<[Int: Hop]>([:])
+    /// 401s challenged on tasks Courier started with `data(for:)` (no `Hop`), by URL and
     /// method, for the caller whose task was cancelled to answer the challenge. At most 64 kept.
     private let challenged = Locked<[(url: URL?, method: String?, response: HTTPURLResponse)]>([])
-    let redirects: RedirectPolicy
     let maximumResponseSize: Int?
     /// Where this session's task calls that wait for its work queue are made.
     let calls = SessionCalls()
 
-    init(redirects: RedirectPolicy, maximumResponseSize: Int?) {
-        self.redirects = redirects
+    init(maximumResponseSize: Int?) {
         self.maximumResponseSize = maximumResponseSize
     }
 
-    /// Sends `urlRequest` (following redirects under the policy) and calls `complete` exactly
-    /// once. Returns an action that cancels whichever task of the chain is running.
+    /// Sends `urlRequest` (one hop: a redirect is the response) and calls `complete` exactly
+    /// once. Returns an action that cancels the task.
     func start(
         _ urlRequest: URLRequest, for request: Request, on session: URLSession,
         complete: @escaping @Sendable (Result<Response, any Error>) -> Void
     ) -> @Sendable () -> Void {
-        let chain = RedirectPolicy.Chain(request)
-        let exchange = Exchange(chain: chain, calls: calls, complete: complete)
+        let hop = Hop(calls: calls, complete: complete)
         if let watchdog = IdleWatchdog.forRequest(request) {
-            exchange.state.withLock { $0.watchdog = watchdog }
-            watchdog.start { [weak exchange] in
-                exchange?.finish { _ in .failure(URLError(.timedOut)) }
-                exchange?.cancel()
+            hop.state.withLock { $0.watchdog = watchdog }
+            watchdog.start { [weak hop] in
+                hop?.finish { _ in .failure(URLError(.timedOut)) }
+                hop?.cancel()
             }
         }
-        launch(urlRequest, for: exchange, on: session)
-        return { exchange.cancel() }
+        launch(urlRequest, for: hop, on: session)
+        return { hop.cancel() }
     }
 
-    /// Makes and starts the task for one hop on ``SessionCalls`` (both wait for the session's work
+    /// Makes and starts the task on ``SessionCalls`` (both wait for the session's work
     /// queue, which must hold neither a Swift concurrency thread nor the delivery queue).
-    private func launch(_ urlRequest: URLRequest, for exchange: Exchange, on session: URLSession) {
+    private func launch(_ urlRequest: URLRequest, for hop: Hop, on session: URLSession) {
         let start: @Sendable () -> Void = { [self] in
             let task = session.dataTask(with: urlRequest)
-            exchanges.withLock { $0[task.taskIdentifier] = exchange }
-            let cancelled = exchange.state.withLock { state -> Bool in
+            hops.withLock { $0[task.taskIdentifier] = hop }
+            let cancelled = hop.state.withLock { state -> Bool in
                 state.task = task
-                state.body = Data()
-                state.pendingRedirect = nil
                 state.watchdog?.touch()
                 return state.cancelled
             }
             if cancelled {
-                exchanges.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
-                exchange.finish { _ in .failure(URLError(.cancelled)) }
+                hops.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+                hop.finish { _ in .failure(URLError(.cancelled)) }
                 return
             }
             task.resume()
@@ -124,23 +117,23 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         calls.run(start)
     }
 
-    private func exchange(for task: URLSessionTask) -> Exchange? {
-        exchanges.withLock { $0[task.taskIdentifier] }
+    private func registered(for task: URLSessionTask) -> Hop? {
+        hops.withLock { $0[task.taskIdentifier] }
     }
 
-    private func tooLarge(_ exchange: Exchange) {
+    private func tooLarge(_ hop: Hop) {
         guard let limit = maximumResponseSize else { return }
-        exchange.finish { _ in .failure(CourierError(.responseTooLarge(limit: limit))) }
-        exchange.cancel()
+        hop.finish { _ in .failure(CourierError(.responseTooLarge(limit: limit))) }
+        hop.cancel()
     }
 
     // No `didReceive response` method: each delegate call is an operation on the session's
     // delegate queue, and the response is read from the task when it completes.
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let exchange = exchange(for: dataTask) else { return }
+        guard let hop = registered(for: dataTask) else { return }
         let limit = maximumResponseSize
-        let overLimit = exchange.state.withLock { state -> Bool in
+        let overLimit = hop.state.withLock { state -> Bool in
             if state.stopped { return false }
             if let limit, state.body.count + data.count > limit {
                 // Nothing more is kept: the body so far goes too.
@@ -151,19 +144,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             state.watchdog?.touch()
             return false
         }
-        if overLimit { tooLarge(exchange) }
+        if overLimit { tooLarge(hop) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let redirect = exchange.state.withLock { $0.pendingRedirect }
-        if error == nil, let redirect {
-            // On the calls queue, like the first hop: making and resuming a task waits for the
-            // session's work queue, which no call of the delivery queue may do (see DeliveryQueue).
-            launch(redirect, for: exchange, on: session)
-            return
-        }
-        exchange.finish { state in
+        guard let hop = hops.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        hop.finish { state in
             if let error { return .failure(error) }
             guard let http = task.response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
             let response = Response(http: http, body: state.body)
@@ -174,27 +160,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Courier follows every redirect itself, with a new task per hop, rather than letting
-    /// URLSession do it: FoundationNetworking drops the body of a 307/308 redirect (it sends
-    /// `Content-Length: 0`), and following by hand makes the method, body and header rules the
-    /// same on every platform.
+    /// The session never follows a redirect: the task ends at the 3xx, which is its response,
+    /// and the ``Exchange`` decides the next hop (a new task). FoundationNetworking would drop the
+    /// body of a 307/308 redirect (it sends `Content-Length: 0`) and forward credentials to any
+    /// host.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard let exchange = exchange(for: task) else { return completionHandler(nil) }
-        let decision = exchange.state.withLock { state -> RedirectPolicy.Hop in
-            let location = response.value(forHTTPHeaderField: "Location")
-            let decision = redirects.hop(status: response.statusCode, location: location, chain: &state.chain)
-            if case .follow(let next) = decision { state.pendingRedirect = next }
-            return decision
-        }
-        if case .fail(let failure) = decision {
-            exchange.finish { _ in .failure(CourierError(.transport(failure))) }
-        }
-        // In every case this task stops at the redirect response (FoundationNetworking must get
-        // this answer before anything cancels the task); a followed redirect continues in a new
-        // task once this one completes.
         completionHandler(nil)
     }
 
@@ -205,8 +178,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         #if canImport(FoundationNetworking)
             // Courier sends credentials itself; hand the 401 back instead of waiting for one.
             if let failure = challenge.failureResponse as? HTTPURLResponse {
-                if let exchange = exchange(for: task) {
-                    exchange.finish { state in .success(Response(http: failure, body: state.body)) }
+                if let hop = registered(for: task) {
+                    hop.finish { state in .success(Response(http: failure, body: state.body)) }
                 } else {
                     // A `data(for:)` task: its caller sees a cancellation and asks for this.
                     challenged.withLock { list in

@@ -4,9 +4,10 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The delegate of the session a ``URLSessionExecutor`` streams with: hands each task's head over
+/// The delegate of the session a ``URLSessionTransport`` streams with: hands each task's head over
 /// as soon as it arrives and its body chunk by chunk into a bounded ``ByteStream``, with the same
-/// redirect, credential, 401 and size-limit rules as ``SessionDelegate``.
+/// redirect (never followed: the 3xx is the response), 401 and size-limit rules as
+/// ``SessionDelegate``.
 ///
 /// A separate session (made on first use) keeps the buffered path free of the per-response
 /// callback a stream needs. FoundationNetworking cannot pause a transfer (suspending a running
@@ -16,12 +17,10 @@ import Foundation
 final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     typealias HeadCompletion = @Sendable (Result<StreamedResponse, any Error>) -> Void
 
-    /// One logical request: the tasks of its redirect chain, one after another, feeding one body.
+    /// One hop: its task, feeding one body.
     final class Transfer: Sendable {
         struct State {
-            var chain: RedirectPolicy.Chain
             var task: URLSessionTask?
-            var pendingRedirect: URLRequest?
             var head: HeadCompletion?
             var received = 0
             var cancelled = false
@@ -29,10 +28,10 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             /// arrive are dropped without being looked at, and the task is cancelled only once.
             var stopped = false
             var headDelivered = false
-            /// The file the current hop uploads (dropped when a redirect turns the request into a GET).
+            /// The file the task uploads.
             var uploadFile: URL?
-            /// The hop being watched for a shrinking upload file, until its body is sent.
-            var watchedHop = 0
+            /// Whether the upload file is still watched for shrinking (until its body is sent).
+            var watchingUpload = false
             /// Why the upload stopped early (its file shrank or went away), when it did.
             var uploadProblem: String?
             var ended = false
@@ -50,12 +49,12 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         let watchdog: IdleWatchdog?
 
         init(
-            chain: RedirectPolicy.Chain, request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions,
+            request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions,
             calls: SessionCalls, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
         ) {
             self.calls = calls
             self.watchdog = IdleWatchdog.forRequest(request)
-            self.state = Locked(State(chain: chain, head: head, uploadFile: uploadFile))
+            self.state = Locked(State(head: head, uploadFile: uploadFile))
             self.channel = StreamChannel(limit: options.bufferLimit, spillLimit: options.spillLimit)
             self.request = request
             self.progress = options.uploadProgress
@@ -83,19 +82,16 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             if let task, !bodyOutstanding { calls.cancel(task) }
         }
 
-        /// Checks the size of the file the current hop uploads every 100 ms until its body is
+        /// Checks the size of the file the task uploads every 100 ms until its body is
         /// sent: URLSession announced the size the file had at the start, and on
         /// FoundationNetworking a file that then shrinks leaves the transfer waiting for bytes
         /// that never come. A shrunk (or vanished) file stops the transfer with
         /// ``CourierError/Cause/fileFailure(_:)``; one that grows is sent at its announced size.
         func watchUpload(of file: URL, announced: Int64) {
-            let hop = state.withLock { state -> Int in
-                state.watchedHop += 1
-                return state.watchedHop
-            }
+            state.withLock { $0.watchingUpload = true }
             let name = file.lastPathComponent.debugDescription
             @Sendable func check() {
-                guard state.withLock({ !$0.ended && !$0.stopped && $0.watchedHop == hop }) else { return }
+                guard state.withLock({ !$0.ended && !$0.stopped && $0.watchingUpload }) else { return }
                 var info = stat()
                 let size: Int64? = stat(file.path, &info) == 0 ? Int64(info.st_size) : nil
                 if let size, size >= announced {
@@ -116,9 +112,9 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             watchdog?.touch()
         }
 
-        /// The current hop's body is sent: its file no longer matters.
+        /// The body is sent: its file no longer matters.
         func uploadSent() {
-            state.withLock { $0.watchedHop += 1 }
+            state.withLock { $0.watchingUpload = false }
         }
 
         /// Hands the head over once, with the body stream attached.
@@ -158,13 +154,11 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     private let transfers = Locked<[Int: Transfer]>([:])
-    let redirects: RedirectPolicy
     let maximumResponseSize: Int?
     /// Where this session's task calls that wait for its work queue are made.
     let calls = SessionCalls()
 
-    init(redirects: RedirectPolicy, maximumResponseSize: Int?) {
-        self.redirects = redirects
+    init(maximumResponseSize: Int?) {
         self.maximumResponseSize = maximumResponseSize
     }
 
@@ -174,9 +168,8 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, bodyPipe: PipeBuffer? = nil, on session: URLSession,
         options: StreamOptions, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
     ) -> @Sendable () -> Void {
-        let chain = RedirectPolicy.Chain(request)
         let transfer = Transfer(
-            chain: chain, request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, calls: calls,
+            request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, calls: calls,
             cleanup: cleanup, head: head)
         transfer.channel.onTermination { transfer.cancel() }
         transfer.watchdog?.start { [weak transfer] in
@@ -187,7 +180,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         return { transfer.cancel() }
     }
 
-    /// Makes and starts the task for one hop on ``SessionCalls``: making and resuming a task waits
+    /// Makes and starts the task on ``SessionCalls``: making and resuming a task waits
     /// for the session's work queue, which must hold neither a Swift concurrency thread nor the
     /// delivery queue (see `DeliveryQueue`).
     private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
@@ -206,8 +199,6 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             transfers.withLock { $0[task.taskIdentifier] = transfer }
             let cancelled = transfer.state.withLock { state -> Bool in
                 state.task = task
-                state.pendingRedirect = nil
-                state.received = 0
                 return state.cancelled
             }
             transfer.touch()
@@ -225,21 +216,13 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         transfers.withLock { $0[task.taskIdentifier] }
     }
 
-    /// A 3xx that the policy may follow: its head waits until the redirect is decided.
-    private func awaitsRedirect(_ response: HTTPURLResponse) -> Bool {
-        redirects.follows && [301, 302, 303, 307, 308].contains(response.statusCode)
-            && response.value(forHTTPHeaderField: "Location") != nil
-    }
-
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         // FoundationNetworking ignores the disposition; the transfer is stopped by cancelling.
         completionHandler(.allow)
-        guard let transfer = transfer(for: dataTask), let http = response as? HTTPURLResponse, !awaitsRedirect(http) else {
-            return
-        }
+        guard let transfer = transfer(for: dataTask), let http = response as? HTTPURLResponse else { return }
         transfer.deliverHead(http)
     }
 
@@ -247,7 +230,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         guard let transfer = transfer(for: dataTask) else { return }
         // One lock per chunk on the common path; the head is looked up only until it is out.
         let (skip, total, needsHead) = transfer.state.withLock { state -> (Bool, Int, Bool) in
-            if state.pendingRedirect != nil || state.stopped { return (true, 0, false) }
+            if state.stopped { return (true, 0, false) }
             state.received += data.count
             return (false, state.received, !state.headDelivered)
         }
@@ -275,13 +258,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let (redirect, received) = transfer.state.withLock { ($0.pendingRedirect, $0.received) }
-        if error == nil, let redirect {
-            // On the calls queue, like the first hop: making and resuming a task waits for the
-            // session's work queue, which no call of the delivery queue may do (see DeliveryQueue).
-            launch(redirect, for: transfer, on: session)
-            return
-        }
+        let received = transfer.state.withLock { $0.received }
         if let error { return transfer.end(error) }
         guard let response = task.response as? HTTPURLResponse else { return transfer.end(URLError(.badServerResponse)) }
         transfer.deliverHead(response)
@@ -292,27 +269,12 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         transfer.end(nil)
     }
 
+    /// The session never follows a redirect: the task ends at the 3xx, which is the response
+    /// (FoundationNetworking drops its body), and the ``Exchange`` decides the next hop.
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard let transfer = transfer(for: task) else { return completionHandler(nil) }
-        let decision = transfer.state.withLock { state -> RedirectPolicy.Hop in
-            let location = response.value(forHTTPHeaderField: "Location")
-            let decision = redirects.hop(status: response.statusCode, location: location, chain: &state.chain)
-            if case .follow(let next) = decision {
-                state.pendingRedirect = next
-                // 301/302/303 may turn the request into a body-less GET.
-                if next.httpMethod == "GET" || next.httpMethod == "HEAD" { state.uploadFile = nil }
-            }
-            return decision
-        }
-        if case .fail(let failure) = decision {
-            transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
-            transfer.end(CourierError(.transport(failure)))
-        }
-        // The task stops at the redirect response either way; a followed redirect continues in a
-        // new task once this one completes.
         completionHandler(nil)
     }
 

@@ -4,7 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-extension AsyncHTTPClientExecutor {
+extension AsyncHTTPClientTransport {
     /// Renders `request` as AsyncHTTPClient's request, validated once (an invalid request throws
     /// and is never sent), with its URL string.
     static func prepare(_ request: Request, progress: TransferProgress?) throws -> (HTTPClientRequest, url: String) {

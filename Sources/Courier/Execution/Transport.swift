@@ -1,0 +1,37 @@
+/// Something that sends one HTTP request and returns its response head with its body: one hop,
+/// nothing more. Courier's ``Exchange`` builds every guarantee of a call on top of it, once for
+/// all transports.
+///
+/// A transport does **not** follow redirects (a `3xx` is handed back like any other response),
+/// and leaves to the ``Exchange`` what belongs to a whole call: the ``RedirectPolicy`` and its
+/// credential rules, per-hop middleware, settling heads that are not final answers, and attaching
+/// the request to errors. What it keeps is what only it can do: speak HTTP on its library,
+/// render the request, report upload progress, stop the transfer when the body stream is
+/// stopped or dropped, and stop promptly when the task is cancelled.
+///
+/// Courier ships ``URLSessionTransport``; ``InMemoryExecutor`` is one too, so an ``Exchange``
+/// over stubs follows their redirects the way the network transports do.
+///
+/// ```swift
+/// struct Canned: Transport {
+///     func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+///         StreamedResponse(status: 200, body: ByteStream(Data("hello".utf8)))
+///     }
+/// }
+/// let executor = Exchange(transport: Canned())
+/// ```
+public protocol Transport: Sendable {
+    /// Sends `request`, exactly as given, and returns as soon as its head arrives, with the body
+    /// in hand or still arriving. A redirect is a response like any other.
+    ///
+    /// Implementations must not send a request with ``Request/problems`` (rendering it with
+    /// ``Request/urlRequest()`` checks this).
+    /// - Parameters:
+    ///   - request: The request of this hop.
+    ///   - options: How the body is delivered: buffer limits, upload progress, whether the
+    ///     caller reads it whole.
+    /// - Returns: The response head and its body, whatever the status.
+    /// - Throws: The failure before the head arrived; the ``Exchange`` maps it to
+    ///   ``CourierError`` with the request attached. Later failures are thrown by the body.
+    func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse
+}
