@@ -20,14 +20,29 @@ extension Response {
 
     /// The check, for a method as Foundation gives it.
     func framingFailure(method: String?, bodyCount: Int? = nil) -> TransportFailure? {
-        guard method?.uppercased() != "HEAD", status != 204, status >= 200, !(300..<400).contains(status),
-            let expected = declaredContentLength
+        guard let expected = declaredContentLength, method?.uppercased() != "HEAD" else { return nil }
+        return Self.framingFailure(
+            status: status, method: nil, contentLength: expected, contentEncoding: headers[.contentEncoding],
+            bodyCount: bodyCount ?? body.count)
+    }
+
+    /// The framing check on a head's parts, for a transport that holds its own header type: the
+    /// one rule ``framingFailure(method:bodyCount:)`` applies.
+    /// - Parameters:
+    ///   - status: The response's status.
+    ///   - method: The method that was sent.
+    ///   - contentLength: The declared length (``contentLength(_:)`` of the field), if any.
+    ///   - contentEncoding: The `Content-Encoding` field, if any.
+    ///   - bodyCount: The bytes that arrived.
+    /// - Returns: The failure, or `nil` when the body is as long as announced or not checked.
+    public static func framingFailure(
+        status: Int, method: HTTPMethod?, contentLength: Int?, contentEncoding: String?, bodyCount: Int
+    ) -> TransportFailure? {
+        guard let expected = contentLength, bodyCount != expected, status != 204, status >= 200, !(300..<400).contains(status),
+            method?.rawValue.uppercased() != "HEAD"
         else { return nil }
-        let count = bodyCount ?? body.count
-        let coding = headers[.contentEncoding].map(HTTPSyntax.asciiLowercased) ?? "identity"
-        guard coding.trimmingCharacters(in: .whitespaces) == "identity" || coding.isEmpty, count != expected else {
-            return nil
-        }
-        return TransportFailure(.truncatedBody, message: "the body has \(count) bytes but Content-Length announced \(expected)")
+        let coding = contentEncoding.map { HTTPSyntax.asciiLowercased($0).trimmingCharacters(in: .whitespaces) } ?? "identity"
+        guard coding == "identity" || coding.isEmpty else { return nil }
+        return TransportFailure(.truncatedBody, message: "the body has \(bodyCount) bytes but Content-Length announced \(expected)")
     }
 }

@@ -146,11 +146,34 @@ extension Response {
         }
     }
 
-    /// The `Content-Length` of `headers`, when it is a non-negative number.
+    /// The `Content-Length` of `headers`, when it is valid.
     private static func contentLength(in headers: HTTPHeaders) -> Int? {
-        guard let declared = headers[.contentLength]?.trimmingCharacters(in: .whitespaces), let length = Int(declared),
-            length >= 0
-        else { return nil }
-        return length
+        headers[.contentLength].flatMap(contentLength)
+    }
+
+    /// The length a `Content-Length` field value declares: digits only, around optional
+    /// whitespace, that fit an `Int` ([RFC 9110 §8.6](https://www.rfc-editor.org/rfc/rfc9110#section-8.6));
+    /// `nil` for anything else (a sign, a list, a fraction, an overflow). The one
+    /// `Content-Length` parser: the framing check, ``StreamedResponse/expectedLength`` and
+    /// transports that read a field themselves use it.
+    /// - Parameter value: The field's value.
+    /// - Returns: The declared length.
+    public static func contentLength(_ value: String) -> Int? {
+        var length = 0
+        var digits = 0
+        var trailing = false
+        for byte in value.utf8 {
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                if digits > 0 { trailing = true }
+                continue
+            }
+            guard !trailing, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow) = length.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { return nil }
+            length = sum
+            digits += 1
+        }
+        return digits > 0 ? length : nil
     }
 }

@@ -69,9 +69,10 @@ public struct StreamedResponse: Sendable {
     /// The `Content-Type` header parsed as a media type, if present.
     public var contentType: MediaType? { headers[.contentType].map(MediaType.init(rawValue:)) }
 
-    /// The expected body length from `Content-Length`, when the server sent one.
+    /// The expected body length from `Content-Length`, when the server sent a valid one
+    /// (``Response/contentLength(_:)``).
     public var expectedLength: Int64? {
-        headers[.contentLength].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+        metadata.declaredContentLength.map(Int64.init)
     }
 
     /// Reads the whole body into a ``Response``, refusing more than `limit` bytes.

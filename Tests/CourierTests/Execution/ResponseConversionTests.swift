@@ -133,3 +133,25 @@ struct ResponseConversionTests {
         #expect(!printed.contains("RESP-SESSION"))
     }
 }
+
+/// The one `Content-Length` parser every framing decision reads.
+@Suite("Content-Length: one parser")
+struct ContentLengthParserTests {
+    @Test(arguments: [("0", 0), ("42", 42), (" 42 ", 42), ("\t7", 7), ("9223372036854775807", Int.max), ("007", 7)])
+    func validLengthsAreRead(value: String, length: Int) {
+        #expect(Response.contentLength(value) == length)
+    }
+
+    @Test(arguments: ["", " ", "+5", "-1", "5, 5", "5 5", "1.0", "0x10", "9223372036854775808", "99999999999999999999999", "٣", "5\r\n"])
+    func anythingElseIsNoLength(value: String) {
+        #expect(Response.contentLength(value) == nil)
+    }
+
+    @Test func aStreamedResponseAndTheFramingCheckReadTheSameLength() {
+        let signed = StreamedResponse(status: 200, headers: ["Content-Length": "+3"], body: ByteStream(Data("abc".utf8)))
+        #expect(signed.expectedLength == nil)
+        let plain = StreamedResponse(status: 200, headers: ["Content-Length": " 3 "], body: ByteStream(Data("abc".utf8)))
+        #expect(plain.expectedLength == 3)
+        #expect(Response(status: 200, headers: ["Content-Length": "4"], body: Data("abc".utf8)).framingFailure(method: .get) != nil)
+    }
+}

@@ -61,12 +61,12 @@ struct BodyReader: Sendable {
         }
         // Courier's framing rule, asked only when the count differs from a declared length (read
         // from AsyncHTTPClient's headers: the response's own stay unconverted).
-        if let declared = declaredLength, declared != received {
-            var fields: Courier.HTTPHeaders = ["Content-Length": String(declared)]
-            if let coding = response.headers.first(name: "content-encoding") { fields.add(.contentEncoding, coding) }
-            if let failure = Response(status: head.status, headers: fields).framingFailure(method: method, bodyCount: received) {
-                throw CourierError(.transport(failure), request: request)
-            }
+        if let declared = declaredLength, declared != received,
+            let failure = Response.framingFailure(
+                status: head.status, method: method, contentLength: declared,
+                contentEncoding: response.headers.first(name: "content-encoding"), bodyCount: received)
+        {
+            throw CourierError(.transport(failure), request: request)
         }
         return true
     }
@@ -118,12 +118,9 @@ struct BodyReader: Sendable {
 }
 
 extension BodyReader {
-    /// The `Content-Length`, when it is a non-negative number.
+    /// The `Content-Length`, read by Courier's one parser (NIO's HTTP parser has checked the
+    /// field already).
     fileprivate var declaredLength: Int? {
-        // NIO's HTTP parser has checked the field (one value, digits only) before the head was
-        // handed over; `Int(_:)` on the string is all that is left (no Foundation trimming, which
-        // costs more than the rest of this reader on a small body).
-        guard let field = response.headers.first(name: "content-length"), let length = Int(field), length >= 0 else { return nil }
-        return length
+        response.headers.first(name: "content-length").flatMap(Response.contentLength)
     }
 }
