@@ -90,9 +90,7 @@ public struct Exchange: Executor {
     /// One hop through the hop middleware from `index` on, then the transport.
     private func send(_ hop: Request, from index: Int, options: StreamOptions) async throws -> StreamedResponse {
         guard index < hopMiddleware.count else {
-            let response = try await transport.send(hop: hop, options: options)
-            guard response.status < 200 || response.body.isLiveAndUnobserved else { return response }
-            return try await response.settled(answering: hop.method)
+            return try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
         }
         return try await hopMiddleware[index].intercept(hop) { hop in
             try await self.send(hop, from: index + 1, options: options)

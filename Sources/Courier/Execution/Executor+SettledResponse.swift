@@ -6,15 +6,18 @@ extension Executor {
     /// here: ``send(_:)-(Request)``, ``stream(_:options:)`` and the innermost step of a
     /// ``MiddlewareExecutor`` all go through it, whatever the transport.
     func settledResponse(to request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        let response = try await execute(request, options: options)
-        // The common case costs two comparisons: a final status with a body in hand (or already
-        // observed) has nothing to settle.
-        guard response.status < 200 || response.body.isLiveAndUnobserved else { return response }
-        return try await response.settled(answering: request.method)
+        try await execute(request, options: options).settledIfNeeded(answering: request.method)
     }
 }
 
 extension StreamedResponse {
+    /// ``settled(answering:)`` when there is anything to settle. The common case costs two
+    /// comparisons: a final status with a body in hand (or already observed) has nothing to settle.
+    func settledIfNeeded(answering method: HTTPMethod) async throws -> StreamedResponse {
+        guard status < 200 || body.isLiveAndUnobserved else { return self }
+        return try await settled(answering: method)
+    }
+
     /// Whether the framing rules say this response has no body (RFC 9112 §6.3): the answer to a
     /// `HEAD`, a 1xx, `204` or `304` status, or `Content-Length: 0` without a transfer coding.
     func hasNoBody(answering method: HTTPMethod) -> Bool {
