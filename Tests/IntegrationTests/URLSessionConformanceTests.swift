@@ -15,8 +15,9 @@ struct URLSessionConformanceTests {
     @Test(arguments: ConformanceSuite.cases)
     func conforms(_ check: ConformanceCase) async throws {
         try await check.run(servers: try ConformanceServers.fromEnvironment()) { options in
-            let transport = URLSessionTransport(configuration: .ephemeral, maximumResponseSize: options.maximumResponseSize)
-            return Exchange(transport: transport, redirects: options.redirects, hopMiddleware: options.hopMiddleware)
+            Exchange(
+                transport: URLSessionTransport(configuration: .ephemeral), redirects: options.redirects,
+                hopMiddleware: options.hopMiddleware, maximumResponseSize: options.maximumResponseSize)
         }
     }
 }

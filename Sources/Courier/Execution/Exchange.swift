@@ -10,13 +10,23 @@
 ///    middleware sees the request of that hop exactly as it goes out, after the redirect policy
 ///    changed it (method, body, and credentials dropped once the chain left the origin), and the
 ///    hop's own response, redirects included.
-/// 4. Each hop's head is settled (a status below 200 is a ``TransportFailure/Kind/badResponse``;
+/// 4. While the transport sends a hop, the request's ``Request/timeout`` runs as an idle timer
+///    on the exchange's clock: the longest wait for the head, upload bytes counting as activity.
+/// 5. Each hop's head is settled (a status below 200 is a ``TransportFailure/Kind/badResponse``;
 ///    a body that is complete when the head arrives is handed on in hand).
-/// 5. A redirect the policy follows has its body drained (up to 64 KiB, so a connection can be
+/// 6. Each hop's body is held to the exchange's rules, as its bytes arrive: at most
+///    ``maximumResponseSize`` bytes (``CourierError/Cause/responseTooLarge(limit:)``, the transfer
+///    stopped), the framing check (a body shorter or longer than its `Content-Length` is a
+///    ``TransportFailure/Kind/truncatedBody``), and the idle timer, which now waits for each
+///    next chunk and does not run while bytes wait for a slow reader.
+/// 7. A redirect the policy follows has its body drained (up to 64 KiB, so a connection can be
 ///    reused; a longer one is cut) and the next hop is sent; a refused one fails with
 ///    ``TransportFailure/Kind/redirectFailed``; any other response ends the call.
-/// 6. An error before the head is a ``CourierError`` with the caller's request attached
-///    (redacted).
+/// 8. An error is a ``CourierError`` with the caller's request attached (redacted).
+///
+/// A transport that gathers a body faster than it streams one is asked for it in hand
+/// (``StreamOptions/buffersBody``) only when nothing has to watch it arrive: no size limit and
+/// no timeout.
 ///
 /// ``URLSessionExecutor`` is an exchange over ``URLSessionTransport``; ``InMemoryExecutor`` is a
 /// transport too, so `Exchange(transport: stubs)` follows stubbed redirects as the network does.
@@ -33,16 +43,35 @@ public struct Exchange: Executor {
     public var redirects: RedirectPolicy
     /// Middleware run around every hop, outermost first; see the order above.
     public var hopMiddleware: [any Middleware]
+    /// The most bytes a response body may have (counted as the transport hands them over, after
+    /// decompression; error and redirect bodies included), or `nil` for no limit. Negative values
+    /// count as `0`.
+    public var maximumResponseSize: Int? {
+        get { sizeLimit }
+        set { sizeLimit = newValue.map { Swift.max(0, $0) } }
+    }
+    private var sizeLimit: Int?
+    /// Makes the idle timer of a hop, on the exchange's clock.
+    private let makeTimer: @Sendable (Duration) -> IdleTimer
 
     /// Creates an exchange.
     /// - Parameters:
     ///   - transport: Sends each hop.
     ///   - redirects: How redirects are followed; ``RedirectPolicy/follow`` by default.
     ///   - hopMiddleware: Middleware around every hop, outermost first.
-    public init(transport: any Transport, redirects: RedirectPolicy = .follow, hopMiddleware: [any Middleware] = []) {
+    ///   - maximumResponseSize: The most bytes a response body may have; `nil` (the default)
+    ///     sets no limit.
+    ///   - clock: The clock the ``Request/timeout`` runs on: `ContinuousClock` by default, a
+    ///     ``ManualClock`` in tests.
+    public init(
+        transport: any Transport, redirects: RedirectPolicy = .follow, hopMiddleware: [any Middleware] = [],
+        maximumResponseSize: Int? = nil, clock: some Clock<Duration> = ContinuousClock()
+    ) {
         self.transport = transport
         self.redirects = redirects
         self.hopMiddleware = hopMiddleware
+        self.sizeLimit = maximumResponseSize.map { Swift.max(0, $0) }
+        self.makeTimer = { IdleTimer(timeout: $0, clock: clock) }
     }
 
     /// This exchange with `middleware` added around every hop, inside the middleware it has.
@@ -61,13 +90,15 @@ public struct Exchange: Executor {
     /// - Returns: The head and body of the response that ends the call.
     /// - Throws: ``CourierError``, with `request` attached.
     public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        var options = options
+        if sizeLimit != nil || request.effectiveTimeout != nil { options.buffersBody = false }
         // Made at the first redirect: most calls have none.
         var chain: RedirectPolicy.Chain?
         while true {
             let hop = chain?.current ?? request
             let response: StreamedResponse
             do {
-                response = try await send(hop, from: 0, options: options)
+                response = try await send(hop, from: 0, options: options, call: request)
             } catch {
                 throw CourierError.wrapping(error, request: request)
             }
@@ -88,13 +119,56 @@ public struct Exchange: Executor {
     }
 
     /// One hop through the hop middleware from `index` on, then the transport.
-    private func send(_ hop: Request, from index: Int, options: StreamOptions) async throws -> StreamedResponse {
-        guard index < hopMiddleware.count else {
-            return try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
-        }
+    private func send(_ hop: Request, from index: Int, options: StreamOptions, call: Request) async throws -> StreamedResponse {
+        guard index < hopMiddleware.count else { return try await send(hop, options: options, call: call) }
         return try await hopMiddleware[index].intercept(hop) { hop in
-            try await self.send(hop, from: index + 1, options: options)
+            try await self.send(hop, from: index + 1, options: options, call: call)
         }
+    }
+
+    /// One hop through the transport, under the hop's idle timer, its head settled and its body
+    /// held to the rules.
+    private func send(_ hop: Request, options: StreamOptions, call: Request) async throws -> StreamedResponse {
+        guard let timeout = hop.effectiveTimeout else {
+            let response = try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
+            return try held(response, answering: hop.method, timer: nil, call: call)
+        }
+        let timer = makeTimer(.seconds(timeout))
+        var options = options
+        if hop.body != nil || hop.bodySource != nil {
+            // Upload bytes taken by the transport are activity.
+            options.uploadProgress = TransferProgress(relayingTo: options.uploadProgress) { timer.touch() }
+        }
+        // The hop runs as a task of its own, which the timer cancels.
+        let work = Task { [transport, options] in try await transport.send(hop: hop, options: options) }
+        timer.start { work.cancel() }
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await work.value
+            } onCancel: {
+                work.cancel()
+            }
+            return try held(try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call)
+        } catch {
+            timer.stop()
+            if timer.fired && !Task.isCancelled { throw CourierError(.timedOut, request: call) }
+            throw error
+        }
+    }
+
+    /// `response` with its body held to the exchange's rules (see the order above): checked now
+    /// when it is in hand, as its bytes arrive otherwise.
+    private func held(_ response: StreamedResponse, answering method: HTTPMethod, timer: IdleTimer?, call: Request) throws -> StreamedResponse {
+        let rules = BodyRules(
+            maximumSize: sizeLimit, expectedLength: response.head.framedLength(answering: method), timer: timer, request: call)
+        if let data = response.body.inHand {
+            timer?.stop()
+            if let limit = rules.maximumSize, data.count > limit { throw rules.tooLarge }
+            if let failure = rules.framingError(received: data.count) { throw failure }
+        } else if rules.maximumSize != nil || rules.expectedLength != nil || timer != nil {
+            response.body.enforce(rules)
+        }
+        return response
     }
 }
 

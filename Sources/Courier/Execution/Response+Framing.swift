@@ -1,9 +1,9 @@
 import Foundation
 
 extension Response {
-    /// The framing check every transport makes before it calls a body complete: a failure when
-    /// the body that arrived is shorter or longer than the response's `Content-Length` says, so a
-    /// connection cut mid-body never looks like a complete answer
+    /// The framing check the ``Exchange`` makes, once for every transport, before it calls a body
+    /// complete: a failure when the body that arrived is shorter or longer than the response's
+    /// `Content-Length` says, so a connection cut mid-body never looks like a complete answer
     /// (``TransportFailure/Kind/truncatedBody``, which is transient: retry middleware may retry).
     ///
     /// Only identity-coded bodies are checked, whose length the transport does not change; never
@@ -15,34 +15,33 @@ extension Response {
     ///     what it delivered).
     /// - Returns: The failure, or `nil` when the body is as long as announced.
     public func framingFailure(method: HTTPMethod?, bodyCount: Int? = nil) -> TransportFailure? {
-        framingFailure(method: method?.rawValue, bodyCount: bodyCount)
+        let count = bodyCount ?? body.count
+        guard let expected = framedLength(answering: method), expected != count else { return nil }
+        return Self.framingFailure(expected: expected, received: count)
     }
 
     /// The check, for a method as Foundation gives it.
     func framingFailure(method: String?, bodyCount: Int? = nil) -> TransportFailure? {
-        guard let expected = declaredContentLength, method?.uppercased() != "HEAD" else { return nil }
-        return Self.framingFailure(
-            status: status, method: nil, contentLength: expected, contentEncoding: headers[.contentEncoding],
-            bodyCount: bodyCount ?? body.count)
+        framingFailure(method: method.map { HTTPMethod(rawValue: $0.uppercased()) }, bodyCount: bodyCount)
     }
 
-    /// The framing check on a head's parts, for a transport that holds its own header type: the
-    /// one rule ``framingFailure(method:bodyCount:)`` applies.
-    /// - Parameters:
-    ///   - status: The response's status.
-    ///   - method: The method that was sent.
-    ///   - contentLength: The declared length (``contentLength(_:)`` of the field), if any.
-    ///   - contentEncoding: The `Content-Encoding` field, if any.
-    ///   - bodyCount: The bytes that arrived.
-    /// - Returns: The failure, or `nil` when the body is as long as announced or not checked.
-    public static func framingFailure(
-        status: Int, method: HTTPMethod?, contentLength: Int?, contentEncoding: String?, bodyCount: Int
-    ) -> TransportFailure? {
-        guard let expected = contentLength, bodyCount != expected, status != 204, status >= 200, !(300..<400).contains(status),
-            method?.rawValue.uppercased() != "HEAD"
+    /// The length the framing rule holds this response's body to: its `Content-Length` when the
+    /// body is identity-coded and is the answer's own (not to a `HEAD`, not a `1xx`, `204` or
+    /// `3xx`); `nil` when the rule does not check it.
+    /// - Parameter method: The method that was sent.
+    func framedLength(answering method: HTTPMethod?) -> Int? {
+        guard status >= 200, status != 204, !(300..<400).contains(status), method != .head,
+            let expected = declaredContentLength
         else { return nil }
-        let coding = contentEncoding.map { HTTPSyntax.asciiLowercased($0).trimmingCharacters(in: .whitespaces) } ?? "identity"
-        guard coding == "identity" || coding.isEmpty else { return nil }
-        return TransportFailure(.truncatedBody, message: "the body has \(bodyCount) bytes but Content-Length announced \(expected)")
+        if let coding = firstValue(of: .contentEncoding) {
+            let trimmed = HTTPSyntax.asciiLowercased(coding).trimmingCharacters(in: .whitespaces)
+            guard trimmed.isEmpty || trimmed == "identity" else { return nil }
+        }
+        return expected
+    }
+
+    /// The failure for a body of `received` bytes announced as `expected`.
+    static func framingFailure(expected: Int, received: Int) -> TransportFailure {
+        TransportFailure(.truncatedBody, message: "the body has \(received) bytes but Content-Length announced \(expected)")
     }
 }

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// A raw HTTP response: status, headers, body and the URL it came from.
 ///
 /// Executors produce responses; a ``Resource`` turns one into a typed value.
@@ -12,20 +8,19 @@ public struct Response: Sendable, Hashable {
     public var status: Int
     /// The header fields.
     ///
-    /// A response from URLSession converts Foundation's headers the first time they are read
-    /// (most callers only decode the body, and the conversion is most of what Courier does per
-    /// live request); every copy of the response shares that one conversion.
+    /// A response from a network transport converts the transport's headers the first time they
+    /// are read (most callers only decode the body, and the conversion is most of what Courier
+    /// does per live request); every copy of the response shares that one conversion.
     public var headers: HTTPHeaders {
         get {
             switch headerStorage {
             case .converted(let headers): headers
-            case .foundation(let pending): pending.headers
             case .deferred(let deferred): deferred.headers
             }
         }
         set { headerStorage = .converted(newValue) }
     }
-    /// The headers, or Foundation's response to convert them from when first read.
+    /// The headers, or the transport's to convert them from when first read.
     var headerStorage: HeaderStorage
     /// The body bytes, after any content decoding (gzip) the transport did.
     public var body: Data
@@ -46,7 +41,7 @@ public struct Response: Sendable, Hashable {
     }
 
     /// Creates a response whose headers are converted from the transport's own form only when
-    /// first read, once for every copy: for a transport that is not Foundation's (most callers
+    /// first read, once for every copy: for a transport of your own (most callers
     /// decode the body and never read a header).
     ///
     /// ```swift
@@ -60,6 +55,26 @@ public struct Response: Sendable, Hashable {
     public init(status: Int, body: Data = Data(), url: URL? = nil, headers: @escaping @Sendable () -> HTTPHeaders) {
         self.status = status
         self.headerStorage = .deferred(DeferredHeaders(headers))
+        self.body = body
+        self.url = url
+    }
+
+    /// Creates a response whose headers are converted only when first read, and which answers a
+    /// question about one field without converting them all: the core asks every response for
+    /// `Content-Length` and `Content-Encoding`, and a redirect for its `Location`.
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - body: The body bytes.
+    ///   - url: The URL the response came from.
+    ///   - field: The first value of the named field in the transport's own form, if any; names
+    ///     match case-insensitively.
+    ///   - headers: Makes the header fields; called at most once.
+    public init(
+        status: Int, body: Data = Data(), url: URL? = nil, field: @escaping @Sendable (HeaderName) -> String?,
+        headers: @escaping @Sendable () -> HTTPHeaders
+    ) {
+        self.status = status
+        self.headerStorage = .deferred(DeferredHeaders(headers, field: field))
         self.body = body
         self.url = url
     }
@@ -89,10 +104,17 @@ extension Response {
     enum HeaderStorage: Sendable {
         /// Already Courier's.
         case converted(HTTPHeaders)
-        /// Still Foundation's, converted once on first read.
-        case foundation(PendingHeaders)
-        /// Still another transport's, converted once on first read.
+        /// Still the transport's, converted once on first read.
         case deferred(DeferredHeaders)
+    }
+
+    /// The first value of the field `name`, read without converting every header when the
+    /// transport can answer for one.
+    func firstValue(of name: HeaderName) -> String? {
+        switch headerStorage {
+        case .converted(let headers): headers[name]
+        case .deferred(let deferred): deferred.firstValue(of: name)
+        }
     }
 
     /// Headers made by a transport's conversion the first time they are read, and kept for every
@@ -100,9 +122,21 @@ extension Response {
     /// constant, and the cached result is read and written only inside its lock.
     final class DeferredHeaders: @unchecked Sendable {
         private let make: @Sendable () -> HTTPHeaders
+        /// Answers for one field in the transport's own form, when the transport can.
+        private let field: (@Sendable (HeaderName) -> String?)?
         private let converted = Locked<HTTPHeaders?>(nil)
 
-        init(_ make: @escaping @Sendable () -> HTTPHeaders) { self.make = make }
+        init(_ make: @escaping @Sendable () -> HTTPHeaders, field: (@Sendable (HeaderName) -> String?)? = nil) {
+            self.make = make
+            self.field = field
+        }
+
+        /// The first value of `name`: from the transport's lookup when there is one, otherwise
+        /// from the conversion (made now if need be).
+        func firstValue(of name: HeaderName) -> String? {
+            if let field { return field(name) }
+            return headers[name]
+        }
 
         var headers: HTTPHeaders {
             converted.withLock { cached in
@@ -115,13 +149,10 @@ extension Response {
     }
 
     /// This response with its header values hidden where `redaction` says so. Headers that are
-    /// still Foundation's stay unconverted until read.
+    /// still the transport's stay unconverted until read.
     func redactingHeaders(with redaction: Redaction) -> Response {
         var shown = self
         switch headerStorage {
-        case .foundation(let pending):
-            let combined = pending.redaction.map { $0.merging(redaction) } ?? redaction
-            shown.headerStorage = .foundation(PendingHeaders(pending.response, redaction: combined))
         case .converted(let headers):
             shown.headerStorage = .converted(redaction.redacting(headers))
         case .deferred(let deferred):
@@ -130,25 +161,10 @@ extension Response {
         return shown
     }
 
-    /// The `Content-Length` the server declared, when it is a non-negative number; read without
-    /// converting the headers when they are still Foundation's.
+    /// The `Content-Length` the server declared, when it is a valid one; read without converting
+    /// the headers when the transport can answer for one field.
     var declaredContentLength: Int? {
-        switch headerStorage {
-        case .foundation(let pending):
-            // Foundation parses the field when it makes the response (-1 when absent or not a
-            // number).
-            let length = pending.response.expectedContentLength
-            return length >= 0 ? Int(exactly: length) : nil
-        case .deferred(let deferred):
-            return Self.contentLength(in: deferred.headers)
-        case .converted(let headers):
-            return Self.contentLength(in: headers)
-        }
-    }
-
-    /// The `Content-Length` of `headers`, when it is valid.
-    private static func contentLength(in headers: HTTPHeaders) -> Int? {
-        headers[.contentLength].flatMap(contentLength)
+        firstValue(of: .contentLength).flatMap(Self.contentLength)
     }
 
     /// The length a `Content-Length` field value declares: digits only, around optional

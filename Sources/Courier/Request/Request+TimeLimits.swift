@@ -24,28 +24,17 @@ extension Request {
         return Swift.min(deadline, Self.maximumInterval)
     }
 
-    /// The timeout to put on the `URLRequest`.
+    /// The timeout to put on the `URLRequest`: a backstop behind the ``Exchange``'s idle timer,
+    /// which enforces the exact value on every transport.
     ///
     /// FoundationNetworking truncates `timeoutInterval` to whole seconds (0.5 s would become a
-    /// timer that fires at once), so there the value is rounded up; ``URLSessionExecutor``
-    /// enforces the exact value itself (see ``needsExactTimeoutWatchdog``).
+    /// timer that fires at once), so there the value is rounded up.
     var transportTimeout: TimeInterval? {
         guard let timeout = effectiveTimeout else { return nil }
         #if canImport(FoundationNetworking)
             return timeout.rounded(.up)
         #else
             return timeout
-        #endif
-    }
-
-    /// Whether the transport's whole-second timer cannot express ``timeout`` exactly, so the
-    /// executor must watch for inactivity itself.
-    var needsExactTimeoutWatchdog: Bool {
-        #if canImport(FoundationNetworking)
-            guard let timeout = effectiveTimeout else { return false }
-            return timeout != timeout.rounded(.up)
-        #else
-            return false
         #endif
     }
 }

@@ -85,6 +85,17 @@ public struct ByteStream: AsyncSequence, Sendable {
         return data
     }
 
+    /// The whole body when it is in memory, observed or not.
+    var inHand: Data? {
+        guard case .inHand(let data) = source else { return nil }
+        return data
+    }
+
+    /// Holds a body still arriving to `rules` (see ``Exchange``).
+    func enforce(_ rules: BodyRules) {
+        if case .live(let channel, _) = source { channel.enforce(rules) }
+    }
+
     /// Whether the body is still arriving and nobody observes it yet: what the core may settle
     /// (``StreamedResponse/settled(answering:)``) without hiding a chunk from an observer.
     var isLiveAndUnobserved: Bool {

@@ -55,6 +55,10 @@ final class StreamChannel: Sendable {
         /// mebibyte rather than per network chunk.
         var tail: [Data] = []
         var tailBytes = 0
+        /// Every body byte the producer handed over.
+        var received = 0
+        /// What the exchange holds this body to, once it has seen the head.
+        var rules: BodyRules?
 
         /// Whether newer bytes are on their way to disk (gathered, written or being written):
         /// until they are read, new chunks go that way too, to keep the order.
@@ -181,9 +185,16 @@ final class StreamChannel: Sendable {
             case buffered
             case spill(SpillFile, offset: UInt64, batch: Data)
             case overflow
+            case tooLarge(BodyRules)
         }
+        var active: IdleTimer?
         let step = state.withLock { state -> Step in
             guard !state.terminated, state.end == nil else { return .rejected }
+            state.received += chunk.count
+            if let rules = state.rules {
+                if let maximum = rules.maximumSize, state.received > maximum { return .tooLarge(rules) }
+                active = rules.timer
+            }
             if !state.spilling {
                 if let reader = state.reader {
                     if state.readerMinimum <= chunk.count, state.buffered == 0 {
@@ -225,8 +236,12 @@ final class StreamChannel: Sendable {
             state.tailBytes = 0
             return .spill(spill, offset: offset, batch: batch)
         }
+        active?.touch()
         switch step {
         case .rejected: return false
+        case .tooLarge(let rules):
+            terminate(rules.tooLarge)
+            return false
         case .handOver(let reader):
             reader.resume(returning: chunk)
             return true
@@ -291,9 +306,13 @@ final class StreamChannel: Sendable {
 
     /// Ends the stream after the buffered chunks: normally, or with `error`.
     func finish(_ error: CourierError? = nil) {
+        var error = error
+        var timer: IdleTimer?
         let (reader, writer, held) = state.withLock {
             state -> (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Bool, Never>?, (UnsafeContinuation<Data?, any Error>, Data)?) in
             guard state.end == nil, !state.terminated else { return (nil, nil, nil) }
+            timer = state.rules?.timer
+            if error == nil { error = state.rules?.framingError(received: state.received) }
             state.end = error.map(End.failed) ?? .finished
             guard state.drained else {
                 // A reader waiting for a batch takes what is held; it reads the end after it.
@@ -304,6 +323,7 @@ final class StreamChannel: Sendable {
             }
             return (state.reader.take(), state.writer.take(), nil)
         }
+        timer?.stop()
         writer?.resume(returning: false)
         if let (waiting, first) = held { waiting.resume(returning: first) }
         guard let reader else { return }
@@ -347,13 +367,50 @@ final class StreamChannel: Sendable {
     /// Whether the stream has ended or been stopped, so a producer can stop early.
     var isClosed: Bool { state.withLock { $0.terminated || $0.end != nil } }
 
+    // MARK: Rules
+
+    /// Holds the body to `rules` from now on, counting what already arrived: a body already past
+    /// the size limit stops at once, one that already ended short or long ends with the framing
+    /// error instead, and the idle timer watches the rest.
+    func enforce(_ rules: BodyRules) {
+        enum Outcome {
+            case stop(CourierError)
+            case watch
+            case done
+        }
+        let outcome = state.withLock { state -> Outcome in
+            guard !state.terminated else { return .done }
+            state.rules = rules
+            if let maximum = rules.maximumSize, state.received > maximum { return .stop(rules.tooLarge) }
+            guard let end = state.end else { return .watch }
+            if case .finished = end, !state.endSeen, let failure = rules.framingError(received: state.received) {
+                state.end = .failed(failure)
+            }
+            return .done
+        }
+        switch outcome {
+        case .stop(let error): terminate(error)
+        case .done: rules.timer?.stop()
+        case .watch:
+            guard let timer = rules.timer else { return }
+            let timedOut = rules.timedOut
+            timer.hold { [weak self] in self?.hasUnread ?? false }
+            timer.start { [weak self] in self?.terminate(timedOut) }
+        }
+    }
+
+    /// Whether body bytes wait unread: the reader, not the network, is behind.
+    private var hasUnread: Bool { state.withLock { $0.buffered > 0 || $0.spilling } }
+
     // MARK: Consumer
 
     /// Stops the stream at once: buffered chunks are dropped, a waiting read throws `error`, the
     /// producer is told to stop. Does nothing once the consumer has read the end.
     func terminate(_ error: CourierError) {
+        var timer: IdleTimer?
         let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: UnsafeContinuation<Bool, Never>?, actions: [@Sendable (CourierError) -> Void])? in
             guard !state.terminated else { return nil }
+            timer = state.rules?.timer
             state.terminated = true
             state.stopError = error
             state.chunks = []
@@ -365,6 +422,7 @@ final class StreamChannel: Sendable {
             state.onTermination = []
             return (state.reader.take(), state.writer.take(), actions)
         }
+        timer?.stop()
         guard let stopped else { return }
         stopped.writer?.resume(returning: false)
         for action in stopped.actions { action(error) }
@@ -479,5 +537,32 @@ extension Optional {
     fileprivate mutating func take() -> Wrapped? {
         defer { self = nil }
         return self
+    }
+}
+
+/// What the ``Exchange`` holds a response body to, written once for every transport and applied
+/// where the transport hands the bytes over: the size limit (counted as bytes arrive, so memory
+/// stays bounded whoever reads), the framing check (a body that ends shorter or longer than its
+/// `Content-Length` fails), and the idle timer (each chunk is activity).
+struct BodyRules: Sendable {
+    /// The most body bytes, or `nil`.
+    var maximumSize: Int?
+    /// The length the framing rule holds the body to, or `nil` when it does not check this one.
+    var expectedLength: Int?
+    /// The idle timer of the request's ``Request/timeout``, or `nil`.
+    var timer: IdleTimer?
+    /// The request the errors name.
+    var request: Request
+
+    /// The error past ``maximumSize``.
+    var tooLarge: CourierError { CourierError(.responseTooLarge(limit: maximumSize ?? 0), request: request) }
+
+    /// The error when the timer fires.
+    var timedOut: CourierError { CourierError(.timedOut, request: request) }
+
+    /// The framing error for a body that ended after `received` bytes, if it is one.
+    func framingError(received: Int) -> CourierError? {
+        guard let expectedLength, expectedLength != received else { return nil }
+        return CourierError(.transport(Response.framingFailure(expected: expectedLength, received: received)), request: request)
     }
 }

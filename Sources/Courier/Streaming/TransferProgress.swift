@@ -61,7 +61,15 @@ public final class TransferProgress: Sendable {
     private let state = Locked(State())
 
     /// Creates a progress reporter at zero bytes.
-    public init() {}
+    public init() { relay = nil }
+
+    /// Passes every change on to `target` as well, and calls `activity` for each: how the
+    /// ``Exchange`` counts upload bytes as activity for the idle timer.
+    private let relay: (target: TransferProgress?, activity: @Sendable () -> Void)?
+
+    init(relayingTo target: TransferProgress?, activity: @escaping @Sendable () -> Void) {
+        relay = (target, activity)
+    }
 
     /// The state now.
     public var current: Snapshot { state.withLock { $0.snapshot } }
@@ -77,6 +85,10 @@ public final class TransferProgress: Sendable {
             if let expected { snapshot.expected = expected }
             return true
         }
+        if let relay {
+            relay.target?.update(completed: completed, expected: expected)
+            relay.activity()
+        }
     }
 
     /// Records that the transfer has ended; readers' sequences end after this state.
@@ -86,6 +98,7 @@ public final class TransferProgress: Sendable {
             snapshot.isFinished = true
             return true
         }
+        relay?.target?.finish()
     }
 
     private func change(_ body: (inout Snapshot) -> Bool) {

@@ -25,7 +25,7 @@ struct ResponseConversionTests {
         let http = try Self.foundation()
         let lazy = Response(http: http, body: Data("{\"id\":1}\n   ".utf8))
         let eager = Response(
-            status: 200, headers: Response.PendingHeaders.convert(http), body: Data("{\"id\":1}\n   ".utf8), url: http.url)
+            status: 200, headers: FoundationHeaders(http).convert(), body: Data("{\"id\":1}\n   ".utf8), url: http.url)
         let lazyHeaders: HTTPHeaders = lazy.headers
         let eagerHeaders: HTTPHeaders = eager.headers
         #expect(lazyHeaders == eagerHeaders)

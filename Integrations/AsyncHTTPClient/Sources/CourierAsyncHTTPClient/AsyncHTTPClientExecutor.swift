@@ -56,8 +56,8 @@ public struct AsyncHTTPClientExecutor: Executor {
     /// The most bytes a response body may have, counted after decompression, or `nil` for no
     /// limit (negative values count as `0`).
     public var maximumResponseSize: Int? {
-        get { transport.maximumResponseSize }
-        set { transport.maximumResponseSize = newValue }
+        get { exchange.maximumResponseSize }
+        set { exchange.maximumResponseSize = newValue }
     }
     /// Middleware run around every hop of a redirect chain, outermost first
     /// (``Courier/Exchange/hopMiddleware``); middleware for the whole call goes in
@@ -90,9 +90,9 @@ public struct AsyncHTTPClientExecutor: Executor {
     /// - Throws: ``ConfigurationError`` when the client follows redirects, decompresses bodies or
     ///   traces requests itself.
     public init(client: HTTPClient, redirects: RedirectPolicy = .follow, maximumResponseSize: Int? = nil) throws {
-        let transport = try AsyncHTTPClientTransport(client: client, maximumResponseSize: maximumResponseSize)
+        let transport = try AsyncHTTPClientTransport(client: client)
         self.transport = transport
-        self.exchange = Exchange(transport: transport, redirects: redirects)
+        self.exchange = Exchange(transport: transport, redirects: redirects, maximumResponseSize: maximumResponseSize)
     }
 
     /// A client configuration that leaves redirects, decompression and tracing to Courier, and

@@ -6,8 +6,8 @@ import Foundation
 
 /// The delegate of the session a ``URLSessionTransport`` streams with: hands each task's head over
 /// as soon as it arrives and its body chunk by chunk into a bounded ``ByteStream``, with the same
-/// redirect (never followed: the 3xx is the response), 401 and size-limit rules as
-/// ``SessionDelegate``.
+/// redirect (never followed: the 3xx is the response) and 401 rules as ``SessionDelegate``. The
+/// ``Exchange`` holds the body to the size limit, the framing check and the idle timer.
 ///
 /// A separate session (made on first use) keeps the buffered path free of the per-response
 /// callback a stream needs. FoundationNetworking cannot pause a transfer (suspending a running
@@ -22,7 +22,6 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         struct State {
             var task: URLSessionTask?
             var head: HeadCompletion?
-            var received = 0
             var cancelled = false
             /// The transfer was stopped (by the reader, a limit, a failure): chunks that still
             /// arrive are dropped without being looked at, and the task is cancelled only once.
@@ -45,15 +44,12 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         /// A body being produced while it is sent; aborted on cancellation (see ``cancel()``).
         let bodyPipe: PipeBuffer?
         let calls: SessionCalls
-        /// Enforces a sub-second timeout on every hop, upload and body, when the request has one.
-        let watchdog: IdleWatchdog?
 
         init(
             request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions,
             calls: SessionCalls, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
         ) {
             self.calls = calls
-            self.watchdog = IdleWatchdog.forRequest(request)
             self.state = Locked(State(head: head, uploadFile: uploadFile))
             self.channel = StreamChannel(limit: options.bufferLimit, spillLimit: options.spillLimit)
             self.request = request
@@ -107,11 +103,6 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { check() }
         }
 
-        /// Records activity for the sub-second timeout, when there is one.
-        func touch() {
-            watchdog?.touch()
-        }
-
         /// The body is sent: its file no longer matters.
         func uploadSent() {
             state.withLock { $0.watchingUpload = false }
@@ -143,7 +134,6 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
                     return (state.head, state.uploadProblem)
                 })
             else { return }
-            watchdog?.stop()
             var failure = error.map { CourierError.wrapping($0, request: request) }
             // An upload stopped because its file shrank says so.
             if error != nil, let problem { failure = CourierError(.fileFailure(problem), request: request) }
@@ -154,13 +144,8 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     }
 
     private let transfers = Locked<[Int: Transfer]>([:])
-    let maximumResponseSize: Int?
     /// Where this session's task calls that wait for its work queue are made.
     let calls = SessionCalls()
-
-    init(maximumResponseSize: Int?) {
-        self.maximumResponseSize = maximumResponseSize
-    }
 
     /// Sends `urlRequest` (uploading `uploadFile` when given) and calls `head` once, with the
     /// streamed response or the failure before it. Returns an action that cancels the transfer.
@@ -172,10 +157,6 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, calls: calls,
             cleanup: cleanup, head: head)
         transfer.channel.onTermination { transfer.cancel() }
-        transfer.watchdog?.start { [weak transfer] in
-            transfer?.end(URLError(.timedOut))
-            transfer?.cancel()
-        }
         launch(urlRequest, for: transfer, on: session)
         return { transfer.cancel() }
     }
@@ -201,7 +182,6 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
                 state.task = task
                 return state.cancelled
             }
-            transfer.touch()
             if cancelled {
                 transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
                 transfer.end(URLError(.cancelled))
@@ -229,20 +209,12 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let transfer = transfer(for: dataTask) else { return }
         // One lock per chunk on the common path; the head is looked up only until it is out.
-        let (skip, total, needsHead) = transfer.state.withLock { state -> (Bool, Int, Bool) in
-            if state.stopped { return (true, 0, false) }
-            state.received += data.count
-            return (false, state.received, !state.headDelivered)
+        let (skip, needsHead) = transfer.state.withLock { state -> (Bool, Bool) in
+            if state.stopped { return (true, false) }
+            return (false, !state.headDelivered)
         }
         guard !skip else { return }
-        transfer.touch()
         if needsHead, let http = dataTask.response as? HTTPURLResponse { transfer.deliverHead(http) }
-        if let limit = maximumResponseSize, total > limit {
-            // The reader gets what arrived within the limit, then the error; nothing more is kept.
-            transfer.channel.finish(CourierError(.responseTooLarge(limit: limit), request: transfer.request))
-            transfer.cancel()
-            return
-        }
         if !transfer.channel.yield(data) { transfer.cancel() }
     }
 
@@ -251,21 +223,15 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         totalBytesExpectedToSend: Int64
     ) {
         guard let transfer = transfer(for: task) else { return }
-        transfer.touch()
         if totalBytesExpectedToSend > 0, totalBytesSent >= totalBytesExpectedToSend { transfer.uploadSent() }
         transfer.progress?.update(completed: totalBytesSent, expected: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let received = transfer.state.withLock { $0.received }
         if let error { return transfer.end(error) }
         guard let response = task.response as? HTTPURLResponse else { return transfer.end(URLError(.badServerResponse)) }
         transfer.deliverHead(response)
-        let head = Response(http: response, body: Data())
-        if let failure = head.framingFailure(method: task.originalRequest?.httpMethod, bodyCount: received) {
-            return transfer.end(CourierError(.transport(failure)))
-        }
         transfer.end(nil)
     }
 

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Redirects follow a ``RedirectPolicy`` taken by the exchange, hop by hop (credentials are
 /// dropped when a redirect leaves the request's origin, at most 20 hops, `http`/`https` only),
-/// a response body can be capped, and a 401 with `WWW-Authenticate` is handed back as a response
+/// the exchange caps a response body and runs the idle timer, and a 401 with `WWW-Authenticate` is handed back as a response
 /// rather than left hanging on Linux. Middleware that must see every hop of a redirect chain
 /// goes in ``eachHop(_:)``; middleware for the whole call in ``Executor/with(_:)``.
 ///
@@ -37,7 +37,7 @@ public final class URLSessionExecutor: Executor {
     /// How redirects are followed.
     public var redirects: RedirectPolicy { exchange.redirects }
     /// The most bytes a response body may have (after decompression), or `nil` for no limit.
-    public var maximumResponseSize: Int? { transport.maximumResponseSize }
+    public var maximumResponseSize: Int? { exchange.maximumResponseSize }
 
     /// Creates an executor with its own sessions.
     /// - Parameters:
@@ -50,8 +50,8 @@ public final class URLSessionExecutor: Executor {
         configuration: URLSessionConfiguration = .default, redirects: RedirectPolicy = .follow,
         maximumResponseSize: Int? = nil
     ) {
-        transport = URLSessionTransport(configuration: configuration, maximumResponseSize: maximumResponseSize)
-        exchange = Exchange(transport: transport, redirects: redirects)
+        transport = URLSessionTransport(configuration: configuration)
+        exchange = Exchange(transport: transport, redirects: redirects, maximumResponseSize: maximumResponseSize)
     }
 
     /// Sends `request` and every redirect the policy follows; returns once the last head arrives.

@@ -9,22 +9,24 @@ import Foundation
 ///
 /// The transport owns its sessions and their delegates, which is how it keeps behaviour
 /// identical on Linux and Apple platforms: the session never follows a redirect (the
-/// ``Exchange`` does, under its ``RedirectPolicy``), a response body can be capped, and a 401
-/// with `WWW-Authenticate` is handed back as a response rather than left hanging on Linux. What
-/// is URLSession's own stays here: on FoundationNetworking the body of a `3xx` it hands back is
-/// dropped, and a challenged `401` on the fast path comes back without its body.
+/// ``Exchange`` does, under its ``RedirectPolicy``), and a 401 with `WWW-Authenticate` is
+/// handed back as a response rather than left hanging on Linux. What is URLSession's own stays
+/// here: on FoundationNetworking the body of a `3xx` it hands back is dropped, and a challenged
+/// `401` on the fast path comes back without its body (its `Content-Length` removed to match).
+/// The size limit, the framing check and the idle timer are the ``Exchange``'s.
 ///
 /// The request is rendered with ``Request/urlRequest()``, so an invalid request is never handed to
 /// the session. Cancelling the calling task cancels the task. The request's ``Request/timeout``
-/// becomes the `URLRequest` timeout.
+/// also becomes the `URLRequest` timeout (rounded up to whole seconds on FoundationNetworking),
+/// a backstop that never fires before the exchange's own timer.
 ///
-/// **Paths.** Without a ``maximumResponseSize`` (and without a sub-second timeout), a buffered
-/// hop goes through `URLSession.data(for:)`, as fast as hand-written code: the session's delegate
-/// only answers redirects ("do not follow") and authentication challenges. With a size limit,
-/// buffered hops go through the delegate, which counts the body as it arrives. Streams, uploads
-/// from files, parts and sequences of known length (spooled to a temporary file, so they go out
-/// with `Content-Length`) use a second session, made on first use; a sequence of unknown length
-/// goes out chunked, while it is produced, on a session of its own.
+/// **Paths.** A hop whose body the caller reads whole (``StreamOptions/buffersBody``, which the
+/// exchange sets only when no size limit or timeout has to watch the body arrive) goes through
+/// `URLSession.data(for:)`, as fast as hand-written code: the session's delegate only answers
+/// redirects ("do not follow") and authentication challenges. Streams, uploads from files, parts
+/// and sequences of known length (spooled to a temporary file, so they go out with
+/// `Content-Length`) use a second session, made on first use; a sequence of unknown length goes
+/// out chunked, while it is produced, on a session of its own.
 ///
 /// Keep one transport and reuse it: its sessions are invalidated when it is released.
 public final class URLSessionTransport: Transport {
@@ -36,17 +38,10 @@ public final class URLSessionTransport: Transport {
     /// `StreamingSessionDelegate`).
     private let streaming = Locked<(session: URLSession, delegate: StreamingSessionDelegate)?>(nil)
 
-    /// The most bytes a response body may have (after decompression), or `nil` for no limit.
-    public var maximumResponseSize: Int? { delegate.maximumResponseSize }
-
     /// Creates a transport with its own sessions.
-    /// - Parameters:
-    ///   - configuration: The session configuration; `.default` when omitted.
-    ///   - maximumResponseSize: The most bytes a response body may have, counted after
-    ///     decompression, error and redirect bodies included; a larger one stops the transfer with
-    ///     ``CourierError/Cause/responseTooLarge(limit:)``. `nil` (the default) sets no limit.
-    public init(configuration: URLSessionConfiguration = .default, maximumResponseSize: Int? = nil) {
-        let delegate = SessionDelegate(maximumResponseSize: maximumResponseSize)
+    /// - Parameter configuration: The session configuration; `.default` when omitted.
+    public init(configuration: URLSessionConfiguration = .default) {
+        let delegate = SessionDelegate()
         self.delegate = delegate
         self.configuration = configuration
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
@@ -60,7 +55,7 @@ public final class URLSessionTransport: Transport {
     private var streamingSession: (session: URLSession, delegate: StreamingSessionDelegate) {
         streaming.withLock { existing in
             if let existing { return existing }
-            let delegate = StreamingSessionDelegate(maximumResponseSize: delegate.maximumResponseSize)
+            let delegate = StreamingSessionDelegate()
             let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue()), delegate)
             existing = made
             return made
@@ -155,7 +150,7 @@ public final class URLSessionTransport: Transport {
                 pipe.finish(failed: true)
             }
         }
-        let delegate = StreamingSessionDelegate(maximumResponseSize: maximumResponseSize)
+        let delegate = StreamingSessionDelegate()
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
         let cleanup: @Sendable () -> Void = {
             producer.cancel()
@@ -174,41 +169,25 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    /// Sends `request` (which has no body source) with a data task, the body gathered by the
-    /// session.
+    /// Sends `request` (which has no body source) with `data(for:)`: the session delegate answers
+    /// a redirect with "do not follow", so a 3xx comes back as the response, and a challenged 401
+    /// (which FoundationNetworking would leave hanging) is turned back into a response, without
+    /// its body (and so without its `Content-Length`) on this path.
     private func buffered(_ request: Request) async throws -> Response {
         let urlRequest = try request.urlRequest()
-        let session = self.session
-        let delegate = self.delegate
-        // The body is needed chunk by chunk only for a size limit or a sub-second idle timeout;
-        // otherwise `data(for:)`, whose completion FoundationNetworking delivers inline.
-        if delegate.maximumResponseSize == nil && !request.needsExactTimeoutWatchdog {
-            return try await Self.fetch(urlRequest, for: request, on: session, delegate: delegate)
-        }
-        return try await withCallback { complete in
-            delegate.start(urlRequest, for: request, on: session, complete: complete)
-        }
-    }
-
-    /// Sends `urlRequest` with `data(for:)` (the session delegate answers a redirect with "do not
-    /// follow", so a 3xx comes back as the response), turning a challenged 401 (which
-    /// FoundationNetworking would leave hanging) back into a response. Such a 401 arrives without
-    /// its body on this path.
-    private static func fetch(
-        _ urlRequest: URLRequest, for request: Request, on session: URLSession, delegate: SessionDelegate
-    ) async throws -> Response {
         let data: Data
         let response: URLResponse
         do {
             (data, response) = try await session.data(for: urlRequest)
         } catch let error as URLError where error.code == .cancelled && !Task.isCancelled {
             guard let challenged = delegate.takeChallenged(urlRequest) else { throw error }
-            return Response(http: challenged, body: Data())
+            // FoundationNetworking dropped the body: the head must not announce one.
+            var response = Response(http: challenged, body: Data())
+            response.headers.remove(.contentLength)
+            return response
         }
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        let converted = Response(http: http, body: data)
-        if let failure = converted.framingFailure(method: urlRequest.httpMethod) { throw CourierError(.transport(failure)) }
-        return converted
+        return Response(http: http, body: data)
     }
 
     /// Turns a data task's completion arguments into a response or an error.
