@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 
 /// An in-memory stand-in for the httpbin endpoints the tour uses, so the tour runs offline.

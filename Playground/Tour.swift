@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 
 /// The step-by-step walk through Courier. Every step checks what it got; any surprise ends the

@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Courier on SwiftNIO: an executor over AsyncHTTPClient. A package of its own, so that Courier
-// itself keeps no dependencies; it depends on Courier by path.
+// itself keeps no dependencies; it depends on Courier's core (CourierCore, no FoundationNetworking)
+// by path.
 
 /// The upcoming features every target here builds with, as Courier's own do.
 let upcoming: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
@@ -33,7 +34,7 @@ let package = Package(
             name: "CourierAsyncHTTPClient",
             dependencies: [
                 "CCourierZlib",
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -49,7 +50,7 @@ let package = Package(
             name: "CourierAHCPlayground",
             dependencies: [
                 "CourierAsyncHTTPClient",
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -77,7 +78,7 @@ let package = Package(
             name: "CourierAHCHeadProbe",
             dependencies: [
                 "CourierAsyncHTTPClient",
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

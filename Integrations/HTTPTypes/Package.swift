@@ -17,7 +17,7 @@ let package = Package(
         .target(
             name: "CourierHTTPTypes",
             dependencies: [
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]

@@ -17,7 +17,7 @@ let package = Package(
         .target(
             name: "CourierLogging",
             dependencies: [
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]

@@ -17,7 +17,7 @@ let package = Package(
         .target(
             name: "CourierMetrics",
             dependencies: [
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]

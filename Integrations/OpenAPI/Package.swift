@@ -20,7 +20,7 @@ let package = Package(
         .target(
             name: "CourierOpenAPI",
             dependencies: [
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
                 .product(name: "CourierHTTPTypes", package: "CourierHTTPTypes"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -17,7 +17,7 @@ let package = Package(
         .target(
             name: "CourierTracing",
             dependencies: [
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierCore", package: "Courier"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ],

@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 
 /// One guarantee every Courier transport keeps, stated as a check against the project's loopback

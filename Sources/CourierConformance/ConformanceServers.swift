@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 
 /// Where the loopback test servers listen: two httpbin instances on different origins (the same

@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 
 /// Courier's transport guarantees, as ``ConformanceCase``s every executor is held to.

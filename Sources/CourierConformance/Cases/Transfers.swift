@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 
 extension ConformanceSuite {
@@ -63,10 +63,10 @@ extension ConformanceSuite {
             let upload = context.stream(.put) |> path("upload")
             let bodies: [(String, Request, String)] = [
                 ("data", upload |> body(Data(repeating: 0x44, count: 300_000)), "length"),
-                ("a file", upload |> Courier.upload(file), "length"),
+                ("a file", upload |> CourierCore.upload(file), "length"),
                 ("parts", upload |> multipart([.field("a", "b"), .file("f", at: file)]), "length"),
-                ("a sequence with a length", upload |> Courier.upload(sequence(), length: 300_000), "length"),
-                ("a sequence without a length", upload |> Courier.upload(sequence()), "chunked"),
+                ("a sequence with a length", upload |> CourierCore.upload(sequence(), length: 300_000), "length"),
+                ("a sequence without a length", upload |> CourierCore.upload(sequence()), "chunked"),
             ]
             for (name, request, framing) in bodies {
                 let received = try await executor.send(request |> decode(Received.self))
@@ -74,7 +74,7 @@ extension ConformanceSuite {
                 try context.expect(received.length >= 300_000, "\(name): the server received \(received.length) bytes")
             }
             // The same through stream(_:options:), the path a generated OpenAPI client takes.
-            let streamed = try await executor.stream(upload |> Courier.upload(sequence(), length: 300_000))
+            let streamed = try await executor.stream(upload |> CourierCore.upload(sequence(), length: 300_000))
             let received = try JSONDecoder().decode(Received.self, from: try await streamed.body.collect(upTo: 1 << 20))
             try context.expect(received.framing == "length" && received.length == 300_000, "streamed: \(received.framing ?? "none"), \(received.length) bytes")
         },

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Courier
+import Courier
+@testable import CourierCore
+@testable import CourierURLSession
 
 /// The pieces a transport that is not Foundation's builds on: headers converted on first read,
 /// the URL string validated once, the time limits as a transport enforces them.

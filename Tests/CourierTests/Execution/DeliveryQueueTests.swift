@@ -1,4 +1,6 @@
-@testable import Courier
+import Courier
+@testable import CourierCore
+@testable import CourierURLSession
 import Foundation
 import Testing
 

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Courier
+import Courier
+@testable import CourierCore
+@testable import CourierURLSession
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

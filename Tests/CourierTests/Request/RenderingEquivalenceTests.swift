@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Courier
+import Courier
+@testable import CourierCore
+@testable import CourierURLSession
 
 /// The URL every request is sent with is written in one pass into a scratch buffer; the
 /// part-by-part composition (used for redacted renderings) is the reference it must match.

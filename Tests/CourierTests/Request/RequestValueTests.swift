@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Courier
+import Courier
+@testable import CourierCore
+@testable import CourierURLSession
 
 /// `Request` keeps its less used fields behind one shared reference: it must still behave as a
 /// plain value in every way a caller can see.

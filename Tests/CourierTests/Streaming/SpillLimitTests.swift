@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Courier
+import Courier
+@testable import CourierCore
+@testable import CourierURLSession
 
 /// The disk spill of streams whose producer cannot wait: per stream and across streams, and
 /// given back the moment a stream stops or is read.

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+import CourierCore
 import CourierAsyncHTTPClient
 import Foundation
 import NIOCore

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+import CourierCore
 import Foundation
 
 /// Sends Courier requests with AsyncHTTPClient over SwiftNIO: the same guarantees as

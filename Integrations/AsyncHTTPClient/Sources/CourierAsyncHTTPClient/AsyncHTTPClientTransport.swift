@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+import CourierCore
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -64,10 +64,10 @@ public struct AsyncHTTPClientTransport: Transport {
     }
 
     /// Response headers in Courier's form, in the order they arrived, repeats kept.
-    static func convert(_ headers: NIOHTTP1.HTTPHeaders) -> Courier.HTTPHeaders {
-        var fields: [Courier.HTTPHeaders.Field] = []
+    static func convert(_ headers: NIOHTTP1.HTTPHeaders) -> CourierCore.HTTPHeaders {
+        var fields: [CourierCore.HTTPHeaders.Field] = []
         fields.reserveCapacity(headers.count)
         for (name, value) in headers { fields.append(.init(name: HeaderName(rawValue: name), value: value)) }
-        return Courier.HTTPHeaders(fields)
+        return CourierCore.HTTPHeaders(fields)
     }
 }

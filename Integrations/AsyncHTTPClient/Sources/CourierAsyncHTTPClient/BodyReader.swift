@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+import CourierCore
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -12,7 +12,7 @@ import NIOHTTP1
 struct BodyReader: Sendable {
     let response: HTTPClientResponse
     let head: Response
-    let method: Courier.HTTPMethod
+    let method: CourierCore.HTTPMethod
     let request: Request
 
     /// Whether the body must be inflated: a single `gzip` or `deflate` coding, and a body to read.

@@ -1,5 +1,5 @@
 import CCourierZlib
-import Courier
+import CourierCore
 import Foundation
 
 /// Decodes a `gzip` or `deflate` response body piece by piece, so that the reader (and the size

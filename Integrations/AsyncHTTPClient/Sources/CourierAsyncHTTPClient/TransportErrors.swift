@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Courier
+import CourierCore
 import Foundation
 import NIOCore
 import NIOHTTP1

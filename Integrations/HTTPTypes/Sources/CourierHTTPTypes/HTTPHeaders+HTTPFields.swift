@@ -1,7 +1,7 @@
-import Courier
+import CourierCore
 import HTTPTypes
 
-extension Courier.HTTPHeaders {
+extension CourierCore.HTTPHeaders {
     /// Courier's headers from swift-http-types' fields: every field in order, repeats kept, and
     /// fields whose indexing strategy is `.disallow` (HTTP/2 and HTTP/3 never index them: secrets)
     /// marked sensitive, so descriptions, logs and errors hide them.

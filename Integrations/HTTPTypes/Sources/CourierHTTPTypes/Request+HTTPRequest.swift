@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 import HTTPTypes
 
@@ -19,8 +19,8 @@ extension Request {
             throw CourierError(
                 .invalidRequest([RequestProblem(.missingURL, "the HTTPRequest has no absolute URL (scheme, authority and path)")]))
         }
-        var request = Request(method: HTTPMethod(rawValue: httpRequest.method.rawValue)) |> Courier.url(url.absoluteString)
-        request.headers = Courier.HTTPHeaders(httpFields: httpRequest.headerFields)
+        var request = Request(method: HTTPMethod(rawValue: httpRequest.method.rawValue)) |> CourierCore.url(url.absoluteString)
+        request.headers = CourierCore.HTTPHeaders(httpFields: httpRequest.headerFields)
         request.body = body
         try request.validate()
         self = request

@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 import HTTPTypes
 
@@ -11,7 +11,7 @@ extension Response {
     ///   - url: The URL of the response, if known.
     public init(httpResponse: HTTPResponse, body: Data = Data(), url: URL? = nil) {
         let fields = httpResponse.headerFields
-        self.init(status: httpResponse.status.code, body: body, url: url) { Courier.HTTPHeaders(httpFields: fields) }
+        self.init(status: httpResponse.status.code, body: body, url: url) { CourierCore.HTTPHeaders(httpFields: fields) }
     }
 
     /// This response's head in swift-http-types' form: the status (with its standard reason

@@ -1,5 +1,5 @@
 import CoreMetrics
-import Courier
+import CourierCore
 import Foundation
 
 /// Records OpenTelemetry's HTTP client metrics for every request, by their standard names and

@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import CourierHTTPTypes
 import Foundation
 import HTTPTypes
@@ -83,7 +83,7 @@ public struct CourierTransport: ClientTransport {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         var made = Request(method: HTTPMethod(rawValue: request.method.rawValue)) |> url(base + (path.hasPrefix("/") ? path : "/" + path))
-        made.headers = Courier.HTTPHeaders(httpFields: request.headerFields)
+        made.headers = CourierCore.HTTPHeaders(httpFields: request.headerFields)
         made.operationID = operationID
         if let body {
             if case .known(let length) = body.length, body.iterationBehavior == .multiple, length <= Int64(repeatableBodyLimit) {

@@ -1,4 +1,4 @@
-import Courier
+import CourierCore
 import Foundation
 import Instrumentation
 import Tracing
@@ -119,7 +119,7 @@ public struct TracingMiddleware: Middleware {
 
 /// Writes a tracer's context into Courier's headers, replacing what a key already holds.
 struct HeadersInjector: Injector {
-    func inject(_ value: String, forKey key: String, into carrier: inout Courier.HTTPHeaders) {
+    func inject(_ value: String, forKey key: String, into carrier: inout CourierCore.HTTPHeaders) {
         carrier.set(HeaderName(rawValue: key), value)
     }
 }

@@ -1,0 +1,7 @@
+// Courier for apps: the core (requests, builders, resources, executors, middleware, streaming,
+// the testing kit) and the URLSession transport, behind one `import Courier`.
+//
+// A server that sends through another transport (CourierAsyncHTTPClient) imports `CourierCore`
+// alone and links no FoundationNetworking (libcurl).
+@_exported import CourierCore
+@_exported import CourierURLSession

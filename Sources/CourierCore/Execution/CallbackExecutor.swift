@@ -1,0 +1,59 @@
+import Foundation
+
+/// Adapts any completion-handler transport to ``Executor``, through the same ``Exchange`` as
+/// every other transport: a `3xx` it hands back is followed under the ``RedirectPolicy``, the
+/// body is held to the framing check, and the request's ``Request/timeout`` runs as the
+/// exchange's idle timer.
+///
+/// The transport receives each (already validated) request and a completion to call once with the
+/// response or an error, and returns an action that cancels the work. Cancelling the calling task
+/// runs that action and ends the call at once with ``CourierError/Cause/cancelled``; a completion
+/// that arrives later is ignored. A transport that follows redirects itself hands back only the
+/// last response: the exchange cannot see the hops it did not send.
+///
+/// ```swift
+/// let executor = CallbackExecutor { request, complete in
+///     legacyClient.load(request) { result in complete(result) }
+///     return { legacyClient.cancelAll() }
+/// }
+/// ```
+public struct CallbackExecutor: Executor {
+    /// Called with the result of a transport; call it exactly once.
+    public typealias Completion = @Sendable (Result<Response, any Error>) -> Void
+    /// Starts sending a request and returns an action that cancels it.
+    public typealias Transport = @Sendable (Request, @escaping Completion) -> @Sendable () -> Void
+
+    /// The exchange this executor runs, over the completion-handler transport.
+    public let exchange: Exchange
+
+    /// Creates an executor from a completion-handler transport.
+    /// - Parameters:
+    ///   - redirects: How a `3xx` the transport hands back is followed; ``RedirectPolicy/follow``
+    ///     by default.
+    ///   - transport: Starts a request, calls the completion once, returns a cancel action.
+    public init(redirects: RedirectPolicy = .follow, _ transport: @escaping Transport) {
+        exchange = Exchange(transport: Hop(start: transport), redirects: redirects)
+    }
+
+    /// Sends `request` and every redirect the policy follows, each through the transport; the
+    /// body comes back in hand.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: How the body is delivered (a completion-handler transport delivers it whole).
+    /// - Returns: The response.
+    /// - Throws: ``CourierError``.
+    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        try await exchange.execute(request, options: options)
+    }
+
+    /// One hop through a completion-handler transport.
+    private struct Hop: CourierCore.Transport {
+        let start: CallbackExecutor.Transport
+
+        func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+            try request.validate()
+            let start = self.start
+            return StreamedResponse(try await withCallback { complete in start(request, complete) })
+        }
+    }
+}

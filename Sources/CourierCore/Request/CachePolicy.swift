@@ -1,0 +1,17 @@
+import Foundation
+
+
+/// How a request uses the URL loading system's cache.
+///
+/// A portable mirror of `URLRequest.CachePolicy`, so a ``Request`` stays a plain `Sendable`,
+/// `Hashable` value on every platform.
+public enum CachePolicy: Sendable, Hashable, CaseIterable {
+    /// Use the protocol's default caching logic.
+    case useProtocolCachePolicy
+    /// Ignore any cached data and load from the origin.
+    case reloadIgnoringLocalCacheData
+    /// Use cached data when present, whatever its age; otherwise load from the origin.
+    case returnCacheDataElseLoad
+    /// Use cached data only; fail when there is none.
+    case returnCacheDataDontLoad
+}

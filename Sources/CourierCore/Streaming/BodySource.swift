@@ -1,0 +1,295 @@
+import Foundation
+
+/// A request body read when the request is sent, not when it is built: a file, multipart parts
+/// with files among them, or an `AsyncSequence` of bytes. It never has to fit in memory.
+///
+/// Set one with ``upload(_:contentType:)``, ``upload(_:length:contentType:)`` or a
+/// ``multipart(_:encoder:)`` body with file parts. Whenever the length is known (a file, parts,
+/// a sequence with a `length`) it is sent as `Content-Length`, on every transport; a sequence
+/// of unknown length goes out with chunked transfer coding. ``URLSessionExecutor`` uploads a
+/// file straight from disk (re-opened for each attempt and each 307/308 redirect), sends a
+/// sequence of unknown length while it is produced (a 307/308 redirect that would need it again
+/// fails), and writes parts, and a sequence of known length, to a temporary file as the request
+/// is sent, then uploads that (FoundationNetworking can only frame a body stream as chunked).
+/// A sequence that produces more or fewer bytes than its `length` fails before anything is
+/// sent on URLSession, and is cut off on transports that stream it. A file is sent at the size it had when the upload
+/// started: one that shrinks meanwhile fails with ``CourierError/Cause/fileFailure(_:)``.
+///
+/// A sequence can be read once: a request with one is not retried by ``RetryMiddleware`` (its
+/// ``Request/isRetryable`` is `false`), and sending it a second time fails with
+/// ``CourierError/Cause/invalidRequest(_:)`` saying why.
+public struct BodySource: Sendable, Hashable, CustomStringConvertible {
+    /// A piece of a body made of parts.
+    package enum Segment: Sendable, Hashable {
+        case data(Data)
+        case file(URL)
+    }
+
+    package enum Storage: Sendable, Hashable {
+        case file(URL)
+        case segments([Segment])
+        case sequence(OneShot)
+    }
+
+    /// An `AsyncSequence` of bytes that can be taken once; compared by identity.
+    package final class OneShot: Sendable, Hashable {
+        package let declaredLength: Int64?
+        private let source: Locked<(@Sendable () -> AsyncThrowingStream<Data, any Error>)?>
+
+        init(length: Int64?, makeStream: @escaping @Sendable () -> AsyncThrowingStream<Data, any Error>) {
+            self.declaredLength = length
+            self.source = Locked(makeStream)
+        }
+
+        package func take() -> AsyncThrowingStream<Data, any Error>? {
+            source.withLock { source in defer { source = nil }; return source }?()
+        }
+
+        package static func == (lhs: OneShot, rhs: OneShot) -> Bool { lhs === rhs }
+        package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    }
+
+    package let storage: Storage
+
+    /// A file, uploaded from disk.
+    /// - Parameter url: A file URL.
+    /// - Returns: The source.
+    public static func file(_ url: URL) -> BodySource { BodySource(storage: .file(url)) }
+
+    /// The bytes of an `AsyncSequence` of `Data` chunks, read once.
+    /// - Parameters:
+    ///   - sequence: The chunks.
+    ///   - length: The total length, when known: the sequence must produce exactly that many bytes.
+    /// - Returns: The source.
+    public static func sequence<S: AsyncSequence & Sendable>(_ sequence: S, length: Int64? = nil) -> BodySource
+    where S.Element == Data {
+        BodySource(
+            storage: .sequence(
+                OneShot(length: length) {
+                    AsyncThrowingStream { continuation in
+                        let task = Task {
+                            do {
+                                for try await chunk in sequence { continuation.yield(chunk) }
+                                continuation.finish()
+                            } catch {
+                                continuation.finish(throwing: error)
+                            }
+                        }
+                        continuation.onTermination = { _ in task.cancel() }
+                    }
+                }))
+    }
+
+    /// Whether the body can be sent more than once (files and parts can; a sequence cannot).
+    public var isRepeatable: Bool {
+        if case .sequence = storage { return false }
+        return true
+    }
+
+    /// The length in bytes when it can be known without reading: a file's size, the parts' sum,
+    /// a sequence's declared length.
+    public var knownLength: Int64? {
+        switch storage {
+        case .file(let url): return Self.size(of: url)
+        case .segments(let segments):
+            var total: Int64 = 0
+            for segment in segments {
+                switch segment {
+                case .data(let data): total += Int64(data.count)
+                case .file(let url):
+                    guard let size = Self.size(of: url) else { return nil }
+                    total += size
+                }
+            }
+            return total
+        case .sequence(let shot): return shot.declaredLength
+        }
+    }
+
+    /// For example `file report.pdf` or `a one-shot byte sequence`; never the bytes.
+    public var description: String {
+        switch storage {
+        case .file(let url): "file \(url.lastPathComponent)"
+        case .segments(let segments): "\(segments.count) parts"
+        case .sequence: "a one-shot byte sequence"
+        }
+    }
+
+    /// Reads the body in chunks of at most `chunkSize` bytes, in bounded memory.
+    /// - Parameter chunkSize: The largest chunk.
+    /// - Returns: The chunks; reading fails with ``CourierError/Cause/invalidRequest(_:)`` when a
+    ///   file cannot be read or a sequence was already used.
+    public func chunks(of chunkSize: Int = 256 << 10) -> AsyncThrowingStream<Data, any Error> {
+        let chunkSize = max(1, chunkSize)
+        switch storage {
+        case .file(let url): return Self.read([.file(url)], chunkSize: chunkSize)
+        case .segments(let segments): return Self.read(segments, chunkSize: chunkSize)
+        case .sequence(let shot):
+            guard let stream = shot.take() else {
+                return AsyncThrowingStream { $0.finish(throwing: Self.alreadyUsed) }
+            }
+            return stream
+        }
+    }
+
+    /// Reads the whole body into memory, refusing more than `limit` bytes: for tests and
+    /// in-memory executors.
+    /// - Parameter limit: The most bytes to accept.
+    /// - Returns: The bytes.
+    /// - Throws: ``CourierError``.
+    public func collect(upTo limit: Int) async throws(CourierError) -> Data {
+        var data = Data()
+        do {
+            for try await chunk in chunks() {
+                guard data.count + chunk.count <= limit else { throw CourierError(.responseTooLarge(limit: limit)) }
+                data.append(chunk)
+            }
+        } catch {
+            throw CourierError.wrapping(error, request: nil)
+        }
+        return data
+    }
+
+    package static let alreadyUsed = RequestProblem(
+        .bodyEncodingFailed,
+        "the request's body is a one-shot byte sequence that was already sent; it cannot be sent again "
+            + "(retries and redirects need a file or data body)")
+
+    private static func size(of url: URL) -> Int64? {
+        guard url.isFileURL, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+        return (attributes[.size] as? NSNumber)?.int64Value
+    }
+
+    private static func read(_ segments: [Segment], chunkSize: Int) -> AsyncThrowingStream<Data, any Error> {
+        let reader = SegmentReader(segments: segments, chunkSize: chunkSize)
+        return AsyncThrowingStream { try reader.next() }
+    }
+
+    /// Reads segments in order, one chunk at a time.
+    private final class SegmentReader: Sendable {
+        private struct State {
+            var index = 0
+            var handle: FileHandle?
+        }
+        private let segments: [Segment]
+        private let chunkSize: Int
+        private let state = Locked(State())
+
+        init(segments: [Segment], chunkSize: Int) {
+            self.segments = segments
+            self.chunkSize = chunkSize
+        }
+
+        deinit { state.withLock { try? $0.handle?.close() } }
+
+        func next() throws -> Data? {
+            try state.withLock { state in
+                while state.index < segments.count {
+                    switch segments[state.index] {
+                    case .data(let data):
+                        state.index += 1
+                        if !data.isEmpty { return data }
+                    case .file(let url):
+                        do {
+                            if state.handle == nil {
+                                guard url.isFileURL else { throw CocoaError(.fileReadUnsupportedScheme) }
+                                state.handle = try FileHandle(forReadingFrom: url)
+                            }
+                            if let chunk = try state.handle?.read(upToCount: chunkSize), !chunk.isEmpty { return chunk }
+                            try? state.handle?.close()
+                            state.handle = nil
+                            state.index += 1
+                        } catch {
+                            throw RequestProblem(
+                                .bodyEncodingFailed, "the file \(url.lastPathComponent.debugDescription) could not be read")
+                        }
+                    }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// A file to upload this body from: the file itself, or a temporary copy written now (the
+    /// second value says to remove it afterwards).
+    package func uploadFile() async throws -> (url: URL, temporary: Bool) {
+        if case .file(let url) = storage {
+            guard url.isFileURL, FileManager.default.isReadableFile(atPath: url.path) else {
+                throw RequestProblem(.bodyEncodingFailed, "the file \(url.lastPathComponent.debugDescription) could not be read")
+            }
+            return (url, false)
+        }
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
+        // Created exclusively, never through a link, readable by its owner only: it holds the body.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw RequestProblem(.bodyEncodingFailed, "a temporary file for the request body could not be created")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            defer { try? handle.close() }
+            var written: Int64 = 0
+            let declared: Int64? = if case .sequence(let shot) = storage { shot.declaredLength } else { nil }
+            for try await chunk in chunks() {
+                written += Int64(chunk.count)
+                // A sequence that runs past its declared length is refused before it fills the disk.
+                if let declared, written > declared { break }
+                try handle.write(contentsOf: chunk)
+            }
+            // A cancelled caller ends the sequence early: that is a cancellation, not a body
+            // that disagrees with its length.
+            try Task.checkCancellation()
+            if let declared, declared != written {
+                throw RequestProblem(
+                    .invalidFraming,
+                    written > declared
+                        ? "the body sequence produced more than the \(declared) bytes it declared"
+                        : "the body sequence produced \(written) bytes but declared a length of \(declared)")
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        return (temporary, true)
+    }
+}
+
+/// Sets the body to a file, uploaded from disk when the request is sent (never loaded whole),
+/// with its `Content-Type`.
+///
+/// ```swift
+/// .put |> url("https://uploads.example.com/v1/backup") |> upload(backupFile)
+/// ```
+/// - Parameters:
+///   - fileURL: A file URL.
+///   - contentType: The media type; `application/octet-stream` by default, `nil` to leave the
+///     header alone.
+/// - Returns: The builder.
+public func upload(_ fileURL: URL, contentType: MediaType? = .octetStream) -> RequestBuilder {
+    { request in
+        var request = consume request
+        request.bodySource = .file(fileURL)
+        if let contentType { request.headers.set(.contentType, contentType.rawValue) }
+        return request
+    }
+}
+
+/// Sets the body to the bytes of an `AsyncSequence`, read once while the request is sent.
+///
+/// The request is not retried (the sequence cannot be read twice).
+/// - Parameters:
+///   - sequence: The chunks.
+///   - length: The total length, when known.
+///   - contentType: The media type; `application/octet-stream` by default.
+/// - Returns: The builder.
+public func upload<S: AsyncSequence & Sendable>(
+    _ sequence: S, length: Int64? = nil, contentType: MediaType? = .octetStream
+) -> RequestBuilder where S.Element == Data {
+    let source = BodySource.sequence(sequence, length: length)
+    return { request in
+        var request = consume request
+        request.bodySource = source
+        if let contentType { request.headers.set(.contentType, contentType.rawValue) }
+        return request
+    }
+}

@@ -1,0 +1,568 @@
+import Foundation
+
+/// The bounded buffer between the producer of a streamed body (a transport, a stub, a replay) and
+/// its one consumer.
+///
+/// Memory is bounded by `limit` bytes (plus one chunk): a producer that can wait (``send(_:)``)
+/// is suspended until the consumer has read half of the buffer. A producer that cannot
+/// (``yield(_:)``, called from a URLSession delegate: FoundationNetworking offers no way to pause
+/// a transfer) has what does not fit written, in order, to an unlinked temporary file of at most
+/// `spillLimit` bytes, read back as the consumer catches up; past that, the stream ends with
+/// ``CourierError/Cause/slowConsumer(bufferLimit:)``.
+///
+/// Two ends are distinct: the producer *finishes* (queued behind the chunks still buffered, so
+/// the consumer reads every byte first), while the consumer side *terminates* (cancellation,
+/// overflow, a deadline: at once, buffered chunks dropped, the producer told to stop).
+package final class StreamChannel: Sendable {
+    enum End {
+        case finished
+        case failed(CourierError)
+    }
+
+    private struct State {
+        /// The spill ceiling this stream counts against (the process's, unless a test's own).
+        let budget: SpillBudget
+        var chunks: [Data] = []
+        var head = 0
+        var buffered = 0
+        /// Set once; delivered to the consumer after the buffered chunks.
+        var end: End?
+        /// The consumer is gone or the stream was stopped: no more chunks are accepted.
+        var terminated = false
+        var reader: UnsafeContinuation<Data?, any Error>?
+        /// How many bytes the waiting reader would rather have before it is woken (see
+        /// ``StreamChannel/next(isolation:atLeast:)``), and since when it waits (uptime, in
+        /// nanoseconds): chunks are held for it until there are that many, or until
+        /// ``StreamChannel/holdLimit`` has passed.
+        var readerMinimum = 0
+        var readerSince: UInt64 = 0
+        /// A timer is on its way to wake a reader for whom chunks are held.
+        var flushArmed = false
+        var writer: UnsafeContinuation<Bool, Never>?
+        var onTermination: [@Sendable (CourierError) -> Void] = []
+        /// What the consumer stopped the stream with, once it did.
+        var stopError: CourierError?
+        /// The consumer has seen the end (`nil` or an error): a later stop changes nothing.
+        var endSeen = false
+        /// Bytes that did not fit in memory, in order, on disk: `[spillRead, spillCommitted)` is
+        /// written and unread, `[spillCommitted, spillEnd)` is being written.
+        var spill: SpillFile?
+        var spillRead: UInt64 = 0
+        var spillCommitted: UInt64 = 0
+        var spillEnd: UInt64 = 0
+        /// The newest spilled chunks, gathered in memory (at most ``StreamChannel/spillBatch``
+        /// bytes) and written to disk in one write once there are enough: one system call per
+        /// mebibyte rather than per network chunk.
+        var tail: [Data] = []
+        var tailBytes = 0
+        /// Every body byte the producer handed over.
+        var received = 0
+        /// What the exchange holds this body to, once it has seen the head.
+        var rules: BodyRules?
+
+        /// Whether newer bytes are on their way to disk (gathered, written or being written):
+        /// until they are read, new chunks go that way too, to keep the order.
+        var spilling: Bool { spillEnd > spillRead || tailBytes > 0 }
+
+        /// Spilled bytes not yet read: what this stream holds of the process-wide budget.
+        var spilled: Int64 { Int64(spillEnd - spillRead) + Int64(tailBytes) }
+
+        /// Whether nothing is left for the reader, in memory or on disk.
+        var drained: Bool { head == chunks.count && !spilling }
+
+        /// What the reader takes next: a chunk from memory (the older bytes), or a range of the
+        /// spill file, read outside the lock.
+        mutating func pop() -> Taken? {
+            if head < chunks.count {
+                let chunk = chunks[head]
+                chunks[head] = Data()
+                head += 1
+                buffered -= chunk.count
+                if head == chunks.count {
+                    chunks.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 64, head * 2 >= chunks.count {
+                    chunks.removeFirst(head)
+                    head = 0
+                }
+                return .memory(chunk)
+            }
+            if let spill, spillCommitted > spillRead {
+                let offset = spillRead
+                let count = Int(min(spillCommitted - spillRead, 1 << 20))
+                spillRead += UInt64(count)
+                if spillRead == spillEnd {
+                    // Drained with nothing being written: the file is reused from its start.
+                    spillRead = 0
+                    spillCommitted = 0
+                    spillEnd = 0
+                }
+                budget.release(Int64(count))
+                return .disk(spill, offset: offset, count: count)
+            }
+            // Everything on disk is read: the gathered chunks are next.
+            guard spillEnd == spillRead, !tail.isEmpty else { return nil }
+            let chunk = tail.removeFirst()
+            tailBytes -= chunk.count
+            budget.release(Int64(chunk.count))
+            return .memory(chunk)
+        }
+
+        /// Gives up every spilled byte (the stream was stopped): returns them to the budget.
+        mutating func dropSpill() {
+            budget.release(spilled)
+            spill = nil
+            spillRead = 0
+            spillCommitted = 0
+            spillEnd = 0
+            tail = []
+            tailBytes = 0
+        }
+    }
+
+    /// What the reader takes: bytes from memory, or a range of the spill file.
+    enum Taken {
+        case memory(Data)
+        case disk(SpillFile, offset: UInt64, count: Int)
+
+        /// The bytes; the spill file is read here, outside the lock. `nil` if that read fails.
+        func bytes() -> Data? {
+            switch self {
+            case .memory(let data): data
+            case .disk(let file, let offset, let count): file.read(count, at: offset)
+            }
+        }
+    }
+
+    /// The most bytes buffered in memory before the producer must wait (or spill, or the stream
+    /// ends).
+    let limit: Int
+    /// The most bytes spilled to disk when the consumer falls behind a producer that cannot wait.
+    let spillLimit: Int64
+    private let state: Locked<State>
+
+    /// How long chunks are held for a reader that asked for a batch, at most, in nanoseconds:
+    /// 10 ms by default, so that progress stays live on a slow or bursty link.
+    let holdLimit: UInt64
+
+    /// How many spilled bytes are gathered before they are written to disk in one write.
+    static let spillBatch = 1 << 20
+
+    package init(limit: Int, spillLimit: Int64 = 0, budget: SpillBudget = .shared, holdLimit: Duration = .milliseconds(10)) {
+        self.limit = max(1, limit)
+        self.spillLimit = max(0, spillLimit)
+        self.state = Locked(State(budget: budget))
+        let (seconds, attoseconds) = holdLimit.components
+        self.holdLimit = UInt64(clamping: max(0, seconds)) &* 1_000_000_000 &+ UInt64(clamping: max(0, attoseconds / 1_000_000_000))
+    }
+
+    /// Whether the reader is waiting for a chunk (for tests).
+    var readerIsWaiting: Bool { state.withLock { $0.reader != nil } }
+
+    deinit {
+        // A stream dropped with spilled bytes unread gives them back.
+        state.withLock { $0.dropSpill() }
+    }
+
+    private static let spillFailure = CourierError(
+        .transport(TransportFailure(.other, message: "the stream's spill file could not be written or read")))
+
+    // MARK: Producer
+
+    /// Buffers `chunk` without waiting. Returns `false` when the stream no longer accepts chunks
+    /// (the consumer is gone, or this chunk overflowed both limits and ended the stream): the
+    /// producer should stop. Called by one producer at a time.
+    @discardableResult
+    package func yield(_ chunk: Data) -> Bool {
+        guard !chunk.isEmpty else { return !isClosed }
+        enum Step {
+            case rejected
+            case handOver(UnsafeContinuation<Data?, any Error>)
+            /// The reader's wait is over: it takes this (older) chunk and polls for the rest.
+            case wake(UnsafeContinuation<Data?, any Error>, Data)
+            /// Held for a reader who wants more; a timer makes sure it does not wait long.
+            case held(armTimer: Bool)
+            case buffered
+            case spill(SpillFile, offset: UInt64, batch: Data)
+            case overflow
+            case tooLarge(BodyRules)
+        }
+        var active: IdleTimer?
+        let step = state.withLock { state -> Step in
+            guard !state.terminated, state.end == nil else { return .rejected }
+            state.received += chunk.count
+            if let rules = state.rules {
+                if let maximum = rules.maximumSize, state.received > maximum { return .tooLarge(rules) }
+                active = rules.timer
+            }
+            if !state.spilling {
+                if let reader = state.reader {
+                    if state.readerMinimum <= chunk.count, state.buffered == 0 {
+                        state.reader = nil
+                        return .handOver(reader)
+                    }
+                    // A reader that asked for a batch: hold the chunk until there is one, or the
+                    // reader has waited long enough.
+                    state.chunks.append(chunk)
+                    state.buffered += chunk.count
+                    if state.buffered >= state.readerMinimum || DispatchTime.now().uptimeNanoseconds &- state.readerSince >= holdLimit {
+                        guard case .memory(let first)? = state.pop() else { return .buffered }
+                        state.reader = nil
+                        return .wake(reader, first)
+                    }
+                    defer { state.flushArmed = true }
+                    return .held(armTimer: !state.flushArmed)
+                }
+                if state.buffered == 0 || state.buffered + chunk.count <= limit {
+                    state.chunks.append(chunk)
+                    state.buffered += chunk.count
+                    return .buffered
+                }
+            }
+            // Past the memory buffer: to disk, within this stream's limit and the process's.
+            guard spillLimit > 0, state.spilled + Int64(chunk.count) <= spillLimit, state.budget.reserve(Int64(chunk.count)) else {
+                return .overflow
+            }
+            state.tail.append(chunk)
+            state.tailBytes += chunk.count
+            guard state.tailBytes >= Self.spillBatch else { return .buffered }
+            if state.spill == nil { state.spill = SpillFile() }
+            guard let spill = state.spill, spill.isOpen else { return .overflow }
+            var batch = Data(capacity: state.tailBytes)
+            for part in state.tail { batch.append(part) }
+            let offset = state.spillEnd
+            state.spillEnd += UInt64(batch.count)
+            state.tail = []
+            state.tailBytes = 0
+            return .spill(spill, offset: offset, batch: batch)
+        }
+        active?.touch()
+        switch step {
+        case .rejected: return false
+        case .tooLarge(let rules):
+            terminate(rules.tooLarge)
+            return false
+        case .handOver(let reader):
+            reader.resume(returning: chunk)
+            return true
+        case .wake(let reader, let first):
+            reader.resume(returning: first)
+            return true
+        case .held(let armTimer):
+            if armTimer { armFlush() }
+            return true
+        case .buffered: return true
+        case .overflow:
+            terminate(CourierError(.slowConsumer(bufferLimit: limit)))
+            return false
+        case .spill(let file, let offset, let batch):
+            // The write happens outside the lock: the reader keeps reading meanwhile.
+            guard file.write(batch, at: offset) else {
+                terminate(Self.spillFailure)
+                return false
+            }
+            let waiting = state.withLock { state -> (UnsafeContinuation<Data?, any Error>, Taken)? in
+                guard !state.terminated, state.spill === file else { return nil }
+                state.spillCommitted = offset + UInt64(batch.count)
+                // A reader that found nothing to read while this write was under way.
+                guard state.reader != nil, let taken = state.pop(), let reader = state.reader.take() else { return nil }
+                return (reader, taken)
+            }
+            if let (reader, taken) = waiting {
+                guard let bytes = taken.bytes() else {
+                    reader.resume(throwing: Self.spillFailure)
+                    terminate(Self.spillFailure)
+                    return false
+                }
+                reader.resume(returning: bytes)
+            }
+            return true
+        }
+    }
+
+    /// Buffers `chunk`, first waiting (without blocking a thread) while the buffer is full.
+    /// Returns `false` when the stream no longer accepts chunks.
+    func send(_ chunk: Data) async -> Bool {
+        guard !chunk.isEmpty else { return !isClosed }
+        while true {
+            let full = state.withLock { state -> Bool? in
+                guard !state.terminated, state.end == nil else { return nil }
+                return state.reader == nil && state.buffered > 0 && state.buffered + chunk.count > limit
+            }
+            guard let full else { return false }
+            if !full { return yield(chunk) }
+            let open = await withUnsafeContinuation { (writer: UnsafeContinuation<Bool, Never>) in
+                let resumeNow = state.withLock { state -> Bool? in
+                    if state.terminated || state.end != nil { return false }
+                    if state.buffered + chunk.count <= limit || state.buffered == 0 { return true }
+                    state.writer = writer
+                    return nil
+                }
+                if let resumeNow { writer.resume(returning: resumeNow) }
+            }
+            if !open { return false }
+        }
+    }
+
+    /// Ends the stream after the buffered chunks: normally, or with `error`.
+    package func finish(_ error: CourierError? = nil) {
+        var error = error
+        var timer: IdleTimer?
+        let (reader, writer, held) = state.withLock {
+            state -> (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Bool, Never>?, (UnsafeContinuation<Data?, any Error>, Data)?) in
+            guard state.end == nil, !state.terminated else { return (nil, nil, nil) }
+            timer = state.rules?.timer
+            if error == nil { error = state.rules?.framingError(received: state.received) }
+            state.end = error.map(End.failed) ?? .finished
+            guard state.drained else {
+                // A reader waiting for a batch takes what is held; it reads the end after it.
+                if state.reader != nil, case .memory(let first)? = state.pop() {
+                    return (nil, state.writer.take(), state.reader.take().map { ($0, first) })
+                }
+                return (nil, state.writer.take(), nil)
+            }
+            return (state.reader.take(), state.writer.take(), nil)
+        }
+        timer?.stop()
+        writer?.resume(returning: false)
+        if let (waiting, first) = held { waiting.resume(returning: first) }
+        guard let reader else { return }
+        if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
+    }
+
+    /// Wakes, after ``holdLimit``, a reader for whom chunks are still held.
+    private func armFlush() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(holdLimit))) { [weak self] in
+            self?.flushHeld()
+        }
+    }
+
+    private func flushHeld() {
+        let woken = state.withLock { state -> (UnsafeContinuation<Data?, any Error>, Data)? in
+            state.flushArmed = false
+            guard state.reader != nil, case .memory(let first)? = state.pop() else { return nil }
+            return state.reader.take().map { ($0, first) }
+        }
+        if let (reader, first) = woken { reader.resume(returning: first) }
+    }
+
+    /// Registers an action run once when the stream is stopped from the consumer's side
+    /// (cancelled, overflowed, timed out, dropped unread): the producer's cue to stop the transfer.
+    /// Runs at once if the stream is already stopped.
+    package func onTermination(_ action: @escaping @Sendable () -> Void) {
+        onStop { _ in action() }
+    }
+
+    /// Registers an action run once, with the error, when the stream is stopped from the
+    /// consumer's side; at once (with the error it was stopped with) if it already was.
+    func onStop(_ action: @escaping @Sendable (CourierError) -> Void) {
+        let stopped = state.withLock { state -> CourierError? in
+            guard !state.terminated else { return state.stopError ?? CourierError(.cancelled) }
+            state.onTermination.append(action)
+            return nil
+        }
+        if let stopped { action(stopped) }
+    }
+
+    /// Whether the stream has ended or been stopped, so a producer can stop early.
+    package var isClosed: Bool { state.withLock { $0.terminated || $0.end != nil } }
+
+    // MARK: Rules
+
+    /// Holds the body to `rules` from now on, counting what already arrived: a body already past
+    /// the size limit stops at once, one that already ended short or long ends with the framing
+    /// error instead, and the idle timer watches the rest.
+    func enforce(_ rules: BodyRules) {
+        enum Outcome {
+            case stop(CourierError)
+            case watch
+            case done
+        }
+        let outcome = state.withLock { state -> Outcome in
+            guard !state.terminated else { return .done }
+            state.rules = rules
+            if let maximum = rules.maximumSize, state.received > maximum { return .stop(rules.tooLarge) }
+            guard let end = state.end else { return .watch }
+            if case .finished = end, !state.endSeen, let failure = rules.framingError(received: state.received) {
+                state.end = .failed(failure)
+            }
+            return .done
+        }
+        switch outcome {
+        case .stop(let error): terminate(error)
+        case .done: rules.timer?.stop()
+        case .watch:
+            guard let timer = rules.timer else { return }
+            let timedOut = rules.timedOut
+            timer.hold { [weak self] in self?.hasUnread ?? false }
+            timer.start { [weak self] in self?.terminate(timedOut) }
+        }
+    }
+
+    /// Whether body bytes wait unread: the reader, not the network, is behind.
+    private var hasUnread: Bool { state.withLock { $0.buffered > 0 || $0.spilling } }
+
+    // MARK: Consumer
+
+    /// Stops the stream at once: buffered chunks are dropped, a waiting read throws `error`, the
+    /// producer is told to stop. Does nothing once the consumer has read the end.
+    package func terminate(_ error: CourierError) {
+        var timer: IdleTimer?
+        let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: UnsafeContinuation<Bool, Never>?, actions: [@Sendable (CourierError) -> Void])? in
+            guard !state.terminated else { return nil }
+            timer = state.rules?.timer
+            state.terminated = true
+            state.stopError = error
+            state.chunks = []
+            state.head = 0
+            state.buffered = 0
+            state.dropSpill()
+            if !state.endSeen { state.end = .failed(error) }
+            let actions = state.onTermination
+            state.onTermination = []
+            return (state.reader.take(), state.writer.take(), actions)
+        }
+        timer?.stop()
+        guard let stopped else { return }
+        stopped.writer?.resume(returning: false)
+        for action in stopped.actions { action(error) }
+        stopped.reader?.resume(throwing: error)
+    }
+
+    /// The next chunk, `nil` at the end; throws the stream's error, or ``CourierError/Cause/cancelled``
+    /// when the reading task is cancelled (which also stops the transfer). Runs on `actor` (the
+    /// reader's, for example the main actor) without hopping off it: a chunk that is ready is
+    /// taken at once, and a wait suspends the reader where it is.
+    ///
+    /// A reader that pays per wake-up more than per byte (a download writing to disk) passes
+    /// `minimum`: when it has to wait, it is woken once that many bytes are buffered (at most the
+    /// buffer limit), at the end, when the stream stops, or ``holdLimit`` after it began to wait
+    /// (a timer sees to that when no further chunk comes), whichever comes first,
+    /// rather than for every chunk; it then takes the first chunk here and the rest with
+    /// ``poll()``.
+    func next(isolation actor: isolated (any Actor)?, atLeast minimum: Int = 0) async throws(CourierError) -> Data? {
+        enum Ready {
+            case chunk(Taken, writer: UnsafeContinuation<Bool, Never>?)
+            case end(CourierError?)
+        }
+        func take(_ state: inout State) -> Ready? {
+            if let taken = state.pop() {
+                let writer = state.buffered <= limit / 2 ? state.writer.take() : nil
+                return .chunk(taken, writer: writer)
+            }
+            switch state.end {
+            case .finished?: return .end(nil)
+            case .failed(let error)?: return .end(error)
+            case nil: return nil
+            }
+        }
+        /// Resumes a waiting producer, and reads a spill range outside the lock.
+        func settle(_ ready: Ready) -> Result<Data?, CourierError> {
+            switch ready {
+            case .chunk(let taken, let writer):
+                writer?.resume(returning: true)
+                guard let bytes = taken.bytes() else {
+                    terminate(Self.spillFailure)
+                    return .failure(Self.spillFailure)
+                }
+                return .success(bytes)
+            case .end(let error?): return .failure(error)
+            case .end(nil): return .success(nil)
+            }
+        }
+        let result: Result<Data?, CourierError>
+        if let ready = state.withLock(take) {
+            result = settle(ready)
+        } else {
+            do {
+                // The continuation is parked and taken only under the lock, and resumed exactly
+                // once, by whoever took it: a producer (often before this closure has returned,
+                // which Swift allows), `terminate`, or this closure. ThreadSanitizer reports that
+                // early resume against this task's later use of its frame: a false positive of the
+                // runtime's fast path, explained in scripts/tsan-suppressions.txt.
+                let chunk = try await withTaskCancellationHandler(
+                    operation: {
+                        try await withUnsafeThrowingContinuation(isolation: actor) { (reader: UnsafeContinuation<Data?, any Error>) in
+                            let ready = state.withLock { state -> Ready? in
+                                if let ready = take(&state) { return ready }
+                                state.reader = reader
+                                state.readerMinimum = min(minimum, limit)
+                                if minimum > 0 { state.readerSince = DispatchTime.now().uptimeNanoseconds }
+                                return nil
+                            }
+                            guard let ready else { return }
+                            reader.resume(with: settle(ready).mapError { $0 as any Error })
+                        }
+                    },
+                    onCancel: {
+                        self.terminate(CourierError(.cancelled))
+                    },
+                    isolation: actor)
+                result = .success(chunk)
+            } catch {
+                result = .failure(CourierError.wrapping(error, request: nil))
+            }
+        }
+        switch result {
+        case .success(let chunk?):
+            return chunk
+        case .success(nil):
+            state.withLock { $0.endSeen = true }
+            return nil
+        case .failure(let error):
+            state.withLock { $0.endSeen = true }
+            throw error
+        }
+    }
+
+    /// The next chunk if one is ready now, without waiting; `nil` when none is (the end and
+    /// errors are left for ``next()``). For readers that gather several chunks at once.
+    func poll() -> Data? {
+        let ready = state.withLock { state -> (Taken, UnsafeContinuation<Bool, Never>?)? in
+            guard let taken = state.pop() else { return nil }
+            return (taken, state.buffered <= limit / 2 ? state.writer.take() : nil)
+        }
+        guard let (taken, writer) = ready else { return nil }
+        writer?.resume(returning: true)
+        guard let bytes = taken.bytes() else {
+            terminate(Self.spillFailure)
+            return nil
+        }
+        return bytes
+    }
+}
+
+extension Optional {
+    /// The value, leaving `nil` behind.
+    fileprivate mutating func take() -> Wrapped? {
+        defer { self = nil }
+        return self
+    }
+}
+
+/// What the ``Exchange`` holds a response body to, written once for every transport and applied
+/// where the transport hands the bytes over: the size limit (counted as bytes arrive, so memory
+/// stays bounded whoever reads), the framing check (a body that ends shorter or longer than its
+/// `Content-Length` fails), and the idle timer (each chunk is activity).
+struct BodyRules: Sendable {
+    /// The most body bytes, or `nil`.
+    var maximumSize: Int?
+    /// The length the framing rule holds the body to, or `nil` when it does not check this one.
+    var expectedLength: Int?
+    /// The idle timer of the request's ``Request/timeout``, or `nil`.
+    var timer: IdleTimer?
+    /// The request the errors name.
+    var request: Request
+
+    /// The error past ``maximumSize``.
+    var tooLarge: CourierError { CourierError(.responseTooLarge(limit: maximumSize ?? 0), request: request) }
+
+    /// The error when the timer fires.
+    var timedOut: CourierError { CourierError(.timedOut, request: request) }
+
+    /// The framing error for a body that ended after `received` bytes, if it is one.
+    func framingError(received: Int) -> CourierError? {
+        guard let expectedLength, expectedLength != received else { return nil }
+        return CourierError(.transport(Response.framingFailure(expected: expectedLength, received: received)), request: request)
+    }
+}

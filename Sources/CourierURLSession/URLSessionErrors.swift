@@ -1,0 +1,42 @@
+import CourierCore
+import Foundation
+
+/// URLSession's errors as Courier's: what only this transport needs to read. The codes every
+/// `URLError` carries are mapped by the core (``CourierCore/CourierError/wrapping(_:request:)``,
+/// for stubs and any transport that reports a `URLError`); FoundationNetworking's libcurl
+/// failures also need their text read, which is this transport's business.
+enum URLSessionErrors {
+    /// `error` as a ``CourierError`` with `request` attached: a libcurl failure by its text,
+    /// anything else as the core maps it.
+    static func courierError(for error: any Error, request: Request?) -> CourierError {
+        let mapped = CourierError.wrapping(error, request: request)
+        guard case .transport(let failure) = mapped.cause, failure.kind == .other, let error = error as? URLError,
+            let (kind, message) = curlFailure(error)
+        else { return mapped }
+        return CourierError(.transport(TransportFailure(kind, code: error.code.rawValue, message: message)), request: request, underlyingError: error)
+    }
+
+    /// FoundationNetworking reports some libcurl failures (codes the core calls ``CourierCore/TransportFailure/Kind/other``) as `URLError(.unknown)` or
+    /// `URLError(.unsupportedURL)` with curl's own text: a body cut short ("transfer closed with
+    /// 60 bytes remaining to read"), a compressed body that does not decode ("Error while
+    /// processing content unencoding: …"), and a response head that is not HTTP ("Unsupported
+    /// response code in HTTP response" for a status below 100, "Unsupported HTTP version in
+    /// response", "Received HTTP/0.9 when not allowed" for a body after an informational
+    /// head). Those texts name no URL; they are kept as the message.
+    static func curlFailure(_ error: URLError) -> (TransportFailure.Kind, String)? {
+        guard let text = error.userInfo[NSLocalizedDescriptionKey] as? String else { return nil }
+        let message = String(text.prefix(200))
+        if text.hasPrefix("transfer closed with") || text.contains("end of response with") {
+            return (.truncatedBody, message)
+        }
+        if text.contains("content unencoding") || text.contains("Unrecognized content encoding") {
+            return (.badResponse, message)
+        }
+        if text.contains("in HTTP response") || text.contains("HTTP version in response") || text.contains("HTTP/0.9")
+            || text.contains("Weird server reply") || text.contains("Invalid status line")
+        {
+            return (.badResponse, message)
+        }
+        return nil
+    }
+}

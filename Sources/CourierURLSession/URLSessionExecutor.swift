@@ -1,0 +1,86 @@
+import CourierCore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends requests with `URLSession` (FoundationNetworking on Linux), the same way on every
+/// platform: an ``Exchange`` over a ``URLSessionTransport``.
+///
+/// Redirects follow a ``RedirectPolicy`` taken by the exchange, hop by hop (credentials are
+/// dropped when a redirect leaves the request's origin, at most 20 hops, `http`/`https` only),
+/// the exchange caps a response body and runs the idle timer, and a 401 with `WWW-Authenticate` is handed back as a response
+/// rather than left hanging on Linux. Middleware that must see every hop of a redirect chain
+/// goes in ``eachHop(_:)``; middleware for the whole call in ``Executor/with(_:)``.
+///
+/// Configure the session (timeouts, caches, cookies, proxies, `protocolClasses` for tests)
+/// through the `URLSessionConfiguration` you pass. Keep one executor and reuse it: its transport
+/// owns the sessions, invalidated when the last executor or exchange using it is released. To
+/// send through a session you made yourself, with its own delegate, use
+/// ``CallbackExecutor/dataTask(session:)``.
+///
+/// ```swift
+/// let executor = URLSessionExecutor()
+/// let user = try await executor.send(.get |> url("https://api.example.com/me") |> decode(User.self))
+/// ```
+public final class URLSessionExecutor: Executor {
+    /// The transport that sends each hop; it owns the sessions.
+    public let transport: URLSessionTransport
+    /// The exchange this executor runs: the transport, the redirect policy, no hop middleware.
+    public let exchange: Exchange
+
+    /// A shared executor with the default configuration.
+    public static let shared = URLSessionExecutor()
+
+    /// The session that runs buffered data tasks.
+    public var session: URLSession { transport.session }
+    /// How redirects are followed.
+    public var redirects: RedirectPolicy { exchange.redirects }
+    /// The most bytes a response body may have (after decompression), or `nil` for no limit.
+    public var maximumResponseSize: Int? { exchange.maximumResponseSize }
+
+    /// Creates an executor with its own sessions.
+    /// - Parameters:
+    ///   - configuration: The session configuration; `.default` when omitted.
+    ///   - redirects: How redirects are followed; ``RedirectPolicy/follow`` by default.
+    ///   - maximumResponseSize: The most bytes a response body may have, counted after
+    ///     decompression, error and redirect bodies included; a larger one stops the transfer with
+    ///     ``CourierError/Cause/responseTooLarge(limit:)``. `nil` (the default) sets no limit.
+    public init(
+        configuration: URLSessionConfiguration = .default, redirects: RedirectPolicy = .follow,
+        maximumResponseSize: Int? = nil
+    ) {
+        transport = URLSessionTransport(configuration: configuration)
+        exchange = Exchange(transport: transport, redirects: redirects, maximumResponseSize: maximumResponseSize)
+    }
+
+    /// Sends `request` and every redirect the policy follows; returns once the last head arrives.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: How the body is delivered.
+    /// - Returns: The head and the body.
+    /// - Throws: ``CourierError``.
+    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        try await exchange.execute(request, options: options)
+    }
+
+    /// This executor's exchange with `middleware` around every hop of a redirect chain.
+    /// - Parameter middleware: The middleware, outermost first.
+    /// - Returns: The exchange; it shares this executor's transport and sessions.
+    public func eachHop(_ middleware: any Middleware...) -> Exchange {
+        var exchange = self.exchange
+        exchange.hopMiddleware += middleware
+        return exchange
+    }
+
+    /// Turns a data task's completion arguments into a response or an error.
+    /// - Parameters:
+    ///   - data: The body, if any.
+    ///   - response: The URL response, if any.
+    ///   - error: The error, if any.
+    /// - Returns: The response, or the error (`URLError(.badServerResponse)` for a non-HTTP one).
+    public static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<Response, any Error> {
+        URLSessionTransport.result(data: data, response: response, error: error)
+    }
+}

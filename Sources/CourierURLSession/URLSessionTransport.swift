@@ -1,0 +1,202 @@
+import CourierCore
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends one hop with `URLSession` (FoundationNetworking on Linux): the ``Transport`` under
+/// ``URLSessionExecutor``.
+///
+/// The transport owns its sessions and their delegates, which is how it keeps behaviour
+/// identical on Linux and Apple platforms: the session never follows a redirect (the
+/// ``Exchange`` does, under its ``RedirectPolicy``), and a 401 with `WWW-Authenticate` is
+/// handed back as a response rather than left hanging on Linux. What is URLSession's own stays
+/// here: on FoundationNetworking the body of a `3xx` it hands back is dropped, and a challenged
+/// `401` on the fast path comes back without its body (its `Content-Length` removed to match).
+/// The size limit, the framing check and the idle timer are the ``Exchange``'s.
+///
+/// The request is rendered with ``Request/urlRequest()``, so an invalid request is never handed to
+/// the session. Cancelling the calling task cancels the task. The request's ``Request/timeout``
+/// also becomes the `URLRequest` timeout (rounded up to whole seconds on FoundationNetworking),
+/// a backstop that never fires before the exchange's own timer.
+///
+/// **Paths.** A hop whose body the caller reads whole (``StreamOptions/buffersBody``, which the
+/// exchange sets only when no size limit or timeout has to watch the body arrive) goes through
+/// `URLSession.data(for:)`, as fast as hand-written code: the session's delegate only answers
+/// redirects ("do not follow") and authentication challenges. Streams, uploads from files, parts
+/// and sequences of known length (spooled to a temporary file, so they go out with
+/// `Content-Length`) use a second session, made on first use; a sequence of unknown length goes
+/// out chunked, while it is produced, on a session of its own.
+///
+/// Keep one transport and reuse it: its sessions are invalidated when it is released.
+public final class URLSessionTransport: Transport {
+    /// The session that runs the data tasks.
+    public let session: URLSession
+    private let delegate: SessionDelegate
+    private let configuration: URLSessionConfiguration
+    /// The session streams and uploads go through, made on first use (see
+    /// `StreamingSessionDelegate`).
+    private let streaming = Locked<(session: URLSession, delegate: StreamingSessionDelegate)?>(nil)
+
+    /// Creates a transport with its own sessions.
+    /// - Parameter configuration: The session configuration; `.default` when omitted.
+    public init(configuration: URLSessionConfiguration = .default) {
+        let delegate = SessionDelegate()
+        self.delegate = delegate
+        self.configuration = configuration
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+        streaming.withLock { $0?.session.finishTasksAndInvalidate() }
+    }
+
+    private var streamingSession: (session: URLSession, delegate: StreamingSessionDelegate) {
+        streaming.withLock { existing in
+            if let existing { return existing }
+            let delegate = StreamingSessionDelegate()
+            let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue()), delegate)
+            existing = made
+            return made
+        }
+    }
+
+    /// Sends `request`, one hop, and returns once the head arrives (a redirect's included).
+    ///
+    /// When ``StreamOptions/buffersBody`` is set and the request has no ``Request/bodySource``,
+    /// the body is gathered by the session and handed over in hand; otherwise it streams in
+    /// bounded memory, and a ``Request/bodySource`` is uploaded from a file (a temporary one for
+    /// parts and sequences), reporting to ``StreamOptions/uploadProgress``.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: How the body is delivered.
+    /// - Returns: The head and the body.
+    /// - Throws: ``CourierError`` for an invalid request, `URLError` from the session, or
+    ///   `CancellationError`.
+    public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        if options.buffersBody && request.bodySource == nil {
+            return StreamedResponse(try await buffered(request))
+        }
+        return try await streamed(request, options: options)
+    }
+
+    /// Sends `request` with the body streaming through the streaming session's delegate.
+    private func streamed(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        var urlRequest = try request.urlRequest(attachingBodySource: false)
+        // A sequence of unknown length goes out while it is produced, chunked. One of known
+        // length is written to a temporary file first and uploaded from there: FoundationNetworking
+        // frames every body stream as chunked, and servers that require a length (S3's presigned
+        // PUT answers 411) must get `Content-Length`.
+        if case .sequence(let shot)? = request.bodySource?.storage, shot.declaredLength == nil {
+            return try await streamSequence(shot, urlRequest, for: request, options: options)
+        }
+        var upload: (url: URL, temporary: Bool)?
+        if let source = request.bodySource {
+            let file = try await source.uploadFile()
+            upload = file
+            if let size = try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? NSNumber {
+                options.uploadProgress?.update(completed: 0, expected: size.int64Value)
+                if urlRequest.value(forHTTPHeaderField: "Content-Length") == nil {
+                    urlRequest.setValue(size.stringValue, forHTTPHeaderField: "Content-Length")
+                }
+            }
+        }
+        let temporaryFile = upload.flatMap { $0.temporary ? $0.url : nil }
+        let cleanup: @Sendable () -> Void = {
+            if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
+        }
+        let (session, delegate) = streamingSession
+        do {
+            let uploadFile = upload?.url
+            return try await withCallback { head in
+                delegate.start(
+                    urlRequest, for: request, uploadFile: uploadFile, on: session, options: options, cleanup: cleanup, head: head)
+            }
+        } catch {
+            cleanup()
+            throw error
+        }
+    }
+
+    /// Sends a one-shot byte sequence of unknown length as the body while it is produced: a
+    /// `BodyPipe` read by a session of its own (its blocking reads hold up no other transfer),
+    /// with chunked transfer coding.
+    private func streamSequence(
+        _ shot: BodySource.OneShot, _ prepared: URLRequest, for request: Request, options: StreamOptions
+    ) async throws -> StreamedResponse {
+        guard let chunks = shot.take() else { throw BodySource.alreadyUsed }
+        var urlRequest = prepared
+        let stream = BodyPipe()
+        let pipe = stream.buffer
+        urlRequest.httpBodyStream = stream
+        // Always chunked: FoundationNetworking (libcurl) sends a body stream with chunked transfer
+        // coding whatever the headers say, and a Content-Length beside it would frame the body
+        // twice (RFC 9112 §6.3 forbids it; proxies may read it either way). A declared length is
+        // enforced by the producer below instead.
+        urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+        let declared = shot.declaredLength
+        let producer = Task {
+            var written: Int64 = 0
+            do {
+                for try await chunk in chunks {
+                    written += Int64(chunk.count)
+                    if let declared, written > declared { break }
+                    guard await pipe.write(chunk) else { return }
+                }
+                // A body that disagrees with its declared length must not look complete.
+                pipe.finish(failed: declared.map { $0 != written } ?? false)
+            } catch {
+                pipe.finish(failed: true)
+            }
+        }
+        let delegate = StreamingSessionDelegate()
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
+        let cleanup: @Sendable () -> Void = {
+            producer.cancel()
+            pipe.abort()
+            session.finishTasksAndInvalidate()
+        }
+        do {
+            return try await withCallback { head in
+                delegate.start(
+                    urlRequest, for: request, uploadFile: nil, bodyPipe: pipe, on: session, options: options, cleanup: cleanup,
+                    head: head)
+            }
+        } catch {
+            cleanup()
+            throw error
+        }
+    }
+
+    /// Sends `request` (which has no body source) with `data(for:)`: the session delegate answers
+    /// a redirect with "do not follow", so a 3xx comes back as the response, and a challenged 401
+    /// (which FoundationNetworking would leave hanging) is turned back into a response, without
+    /// its body (and so without its `Content-Length`) on this path.
+    private func buffered(_ request: Request) async throws -> Response {
+        let urlRequest = try request.urlRequest()
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: urlRequest)
+        } catch let error as URLError where error.code == .cancelled && !Task.isCancelled {
+            guard let challenged = delegate.takeChallenged(urlRequest) else { throw error }
+            // FoundationNetworking dropped the body: the head must not announce one.
+            var response = Response(http: challenged, body: Data())
+            response.headers.remove(.contentLength)
+            return response
+        } catch {
+            throw URLSessionErrors.courierError(for: error, request: request)
+        }
+        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        return Response(http: http, body: data)
+    }
+
+    /// Turns a data task's completion arguments into a response or an error.
+    static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<Response, any Error> {
+        if let error { return .failure(error) }
+        guard let http = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
+        return .success(Response(http: http, body: data ?? Data()))
+    }
+}
