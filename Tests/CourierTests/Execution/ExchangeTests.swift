@@ -98,6 +98,28 @@ struct ExchangeTests {
         #expect(error?.request?.headers[.authorization] != "Bearer EXCHANGE-SECRET")
     }
 
+    @Test func aCallbackExecutorGoesThroughTheSameExchange() async throws {
+        // A completion-handler transport that hands back a cross-origin redirect, then a body
+        // shorter than its Content-Length: the policy drops the credential, the framing check
+        // refuses the body.
+        let seen = Box([String]())
+        let executor = CallbackExecutor { request, complete in
+            let auth = request.headers[.authorization] == nil ? "" : " auth"
+            seen.withLock { $0.append((request.url?.host ?? "") + (request.url?.path ?? "") + auth) }
+            if request.path == "/a" {
+                complete(.success(Response(status: 302, headers: ["Location": "https://other.test/b"])))
+            } else {
+                complete(.success(Response(status: 200, headers: ["Content-Length": "10"], body: Data("short".utf8))))
+            }
+            return {}
+        }
+        let error = await #expect(throws: CourierError.self) { _ = try await executor.send(Self.start) }
+        guard case .transport(let failure)? = error?.cause else { Issue.record("\(String(describing: error))"); return }
+        #expect(failure.kind == .truncatedBody)
+        let hops: [String] = seen.withLock { $0 }
+        #expect(hops == ["api.test/a auth", "other.test/b"])
+    }
+
     @Test func twentyHopsAreFollowedAndTheTwentyFirstFails() async throws {
         let transport = InMemoryExecutor(routes: [
             .init(.get, "/hop/{n}") { _, parameters in
