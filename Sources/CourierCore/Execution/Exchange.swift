@@ -51,6 +51,12 @@ public struct Exchange: Executor {
         set { sizeLimit = newValue.map { Swift.max(0, $0) } }
     }
     private var sizeLimit: Int?
+    /// Which hop of its call a hop middleware (or the transport under it) runs for: `0` for the
+    /// request as the per-call middleware sent it, `1` after the first redirect, and so on; `0`
+    /// outside an exchange's hop. Logging and tracing add it to the retry attempt for
+    /// `http.request.resend_count`.
+    @TaskLocal public static var currentHop = 0
+
     /// Makes the idle timer of a hop, on the exchange's clock.
     private let makeTimer: @Sendable (Duration) -> IdleTimer
 
@@ -94,11 +100,18 @@ public struct Exchange: Executor {
         if sizeLimit != nil || request.effectiveTimeout != nil { options.buffersBody = false }
         // Made at the first redirect: most calls have none.
         var chain: RedirectPolicy.Chain?
+        var followed = 0
         while true {
             let hop = chain?.current ?? request
             let response: StreamedResponse
             do {
-                response = try await send(hop, from: 0, options: options, call: request)
+                if hopMiddleware.isEmpty || followed == Self.currentHop {
+                    response = try await send(hop, from: 0, options: options, call: request)
+                } else {
+                    response = try await Self.$currentHop.withValue(followed) {
+                        try await send(hop, from: 0, options: options, call: request)
+                    }
+                }
             } catch {
                 throw CourierError.wrapping(error, request: request)
             }
@@ -112,6 +125,7 @@ public struct Exchange: Executor {
                 throw CourierError(.transport(failure), request: request)
             case .follow:
                 chain = state
+                followed += 1
                 await response.body.drain(upTo: 64 << 10)
                 if Task.isCancelled { throw CourierError(.cancelled, request: request) }
             }

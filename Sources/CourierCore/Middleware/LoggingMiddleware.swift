@@ -67,6 +67,14 @@ public struct LoggingMiddleware: Middleware {
         /// Which attempt this is, when the logging runs inside a ``RetryMiddleware``
         /// (``RetryPolicy/currentAttempt``): `1` for the first.
         public var attempt = 1
+        /// Which hop of its call this is, when the logging runs per hop (``Exchange/eachHop(_:)``,
+        /// ``Exchange/currentHop``): `0` for the request as sent, `1` after the first redirect.
+        public var hop = 0
+
+        /// How many times the request was sent again before this one, for any reason
+        /// (`http.request.resend_count`): the retries before this attempt and the redirects
+        /// followed before this hop within it.
+        public var resendCount: Int { attempt - 1 + hop }
 
         /// Whether the failure is one expected on real networks (timeouts, lost connections,
         /// cancellation), as opposed to a bug or a misconfiguration.
@@ -185,12 +193,15 @@ public struct LoggingMiddleware: Middleware {
         let start: ContinuousClock.Instant
         /// The retry attempt this exchange is (``RetryPolicy/currentAttempt``).
         let attempt = RetryPolicy.currentAttempt
+        /// The hop of its call, when logging runs per hop.
+        let hop = CourierCore.Exchange.currentHop
 
         /// An event of `kind` timed from the start, with the (already redacted) response head.
         func event(_ kind: Event.Kind, head: Response? = nil) -> Event {
             var event = Event(kind: kind, request: redacted, duration: clock.now - start)
             event.response = head
             event.attempt = attempt
+            event.hop = hop
             return event
         }
 
@@ -198,6 +209,7 @@ public struct LoggingMiddleware: Middleware {
         func failure(_ error: any Error, request: Request) -> Event {
             var event = Event(kind: .failure, request: redacted, error: CourierError.wrapping(error, request: request), duration: clock.now - start)
             event.attempt = attempt
+            event.hop = hop
             return event
         }
     }
@@ -213,6 +225,7 @@ public struct LoggingMiddleware: Middleware {
             redacted: policy.redacted(), redaction: policy.redaction, redactor: redactor, start: ContinuousClock().now)
         var sent = Event(kind: .request, request: exchange.redacted)
         sent.attempt = exchange.attempt
+        sent.hop = exchange.hop
         sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
         sink(sent)
         return exchange

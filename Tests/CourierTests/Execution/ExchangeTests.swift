@@ -120,6 +120,33 @@ struct ExchangeTests {
         #expect(hops == ["api.test/a auth", "other.test/b"])
     }
 
+    @Test func logsPerHopCountEveryResendRetriesAndRedirectsAlike() async throws {
+        // Logged per hop, inside a retry: the first attempt fails at its third hop (503), the
+        // second succeeds; resend_count goes 0, 1, 2, then 1 (a retry), 2, 3.
+        let calls = Box(0)
+        let transport = InMemoryExecutor { request in
+            switch request.path {
+            case "/a": return .status(302, headers: ["Location": "/b"])
+            case "/b": return .status(302, headers: ["Location": "/c"])
+            default:
+                let call = calls.withLock { count in
+                    count += 1
+                    return count
+                }
+                return call == 1 ? .status(503) : .text("done")
+            }
+        }
+        let events = Box([LoggingMiddleware.Event]())
+        let executor = Exchange(transport: transport)
+            .eachHop(LoggingMiddleware { event in events.withLock { $0.append(event) } })
+            .with(RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero)))
+        let response = try await executor.send(.get |> url("https://api.test/a"))
+        #expect(response.status == 200)
+        let sent = events.withLock { $0.filter { $0.kind == .request } }
+        #expect(sent.map(\.resendCount) == [0, 1, 2, 1, 2, 3])
+        #expect(sent.map(\.hop) == [0, 1, 2, 0, 1, 2])
+    }
+
     @Test func twentyHopsAreFollowedAndTheTwentyFirstFails() async throws {
         let transport = InMemoryExecutor(routes: [
             .init(.get, "/hop/{n}") { _, parameters in

@@ -86,7 +86,7 @@ extension LoggingMiddleware {
             }
         }
         if let operation = event.request.operationID { metadata["courier.operation_id"] = "\(operation)" }
-        if event.attempt > 1 { metadata["http.request.resend_count"] = "\(event.attempt - 1)" }
+        if event.resendCount > 0 { metadata["http.request.resend_count"] = "\(event.resendCount)" }
         if let response = event.response {
             metadata["http.response.status_code"] = "\(response.status)"
             if event.kind == .response, !response.body.isEmpty { metadata["http.response.body.size"] = "\(response.body.count)" }

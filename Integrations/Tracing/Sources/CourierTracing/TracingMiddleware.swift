@@ -111,8 +111,10 @@ public struct TracingMiddleware: Middleware {
                 attributes["url.scheme"] = scheme
             }
             if let operation = request.operationID { attributes["courier.operation_id"] = operation }
-            let attempt = RetryPolicy.currentAttempt
-            if attempt > 1 { attributes["http.request.resend_count"] = attempt - 1 }
+            // Retries before this attempt, and redirects followed before this hop when the
+            // middleware runs per hop (`eachHop`).
+            let resends = RetryPolicy.currentAttempt - 1 + Exchange.currentHop
+            if resends > 0 { attributes["http.request.resend_count"] = resends }
         }
     }
 }
