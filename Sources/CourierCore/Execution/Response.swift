@@ -25,7 +25,17 @@ public struct Response: Sendable, Hashable {
     /// The body bytes, after any content decoding (gzip) the transport did.
     public var body: Data
     /// The URL of the response, after redirects; `nil` when the transport does not know it.
-    public var url: URL?
+    public var url: URL? {
+        get {
+            switch location {
+            case .parsed(let url): url
+            case .unparsed(let string): URL(string: string)
+            }
+        }
+        set { location = .parsed(newValue) }
+    }
+    /// The URL, or the string a transport had, parsed when first read (most callers never read it).
+    var location: Location
 
     /// Creates a response.
     /// - Parameters:
@@ -37,7 +47,7 @@ public struct Response: Sendable, Hashable {
         self.status = status
         self.headerStorage = .converted(headers)
         self.body = body
-        self.url = url
+        self.location = .parsed(url)
     }
 
     /// Creates a response whose headers are converted from the transport's own form only when
@@ -56,7 +66,7 @@ public struct Response: Sendable, Hashable {
         self.status = status
         self.headerStorage = .deferred(DeferredHeaders(headers))
         self.body = body
-        self.url = url
+        self.location = .parsed(url)
     }
 
     /// Creates a response whose headers are converted only when first read, and which answers a
@@ -76,7 +86,26 @@ public struct Response: Sendable, Hashable {
         self.status = status
         self.headerStorage = .deferred(DeferredHeaders(headers, field: field))
         self.body = body
-        self.url = url
+        self.location = .parsed(url)
+    }
+
+    /// Creates a response like ``init(status:body:url:field:headers:)`` whose URL is parsed from
+    /// `urlString` only when ``url`` is first read: for a transport that holds the URL as a
+    /// string (parsing one costs more than the rest of a small response's head).
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - body: The body bytes.
+    ///   - urlString: The URL the response came from, as a string.
+    ///   - field: The first value of the named field in the transport's own form, if any.
+    ///   - headers: Makes the header fields; called at most once.
+    public init(
+        status: Int, body: Data = Data(), urlString: String, field: @escaping @Sendable (HeaderName) -> String?,
+        headers: @escaping @Sendable () -> HTTPHeaders
+    ) {
+        self.status = status
+        self.headerStorage = .deferred(DeferredHeaders(headers, field: field))
+        self.body = body
+        self.location = .unparsed(urlString)
     }
 
     public static func == (lhs: Response, rhs: Response) -> Bool {
@@ -101,6 +130,11 @@ public struct Response: Sendable, Hashable {
 
 extension Response {
     /// Where a response's headers are.
+    enum Location: Sendable {
+        case parsed(URL?)
+        case unparsed(String)
+    }
+
     enum HeaderStorage: Sendable {
         /// Already Courier's.
         case converted(HTTPHeaders)

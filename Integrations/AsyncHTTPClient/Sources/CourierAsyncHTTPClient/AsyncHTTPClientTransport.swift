@@ -53,8 +53,9 @@ public struct AsyncHTTPClientTransport: Transport {
             throw CourierError(.transport(TransportFailure(.redirectFailed, message: problem)), request: request)
         }
         let headers = response.headers
+        // The URL is parsed, and the headers converted, only if someone reads them.
         let head = Response(
-            status: Int(response.status.code), url: URL(string: url), field: { headers.first(name: $0.rawValue) },
+            status: Int(response.status.code), urlString: url, field: { headers.first(name: $0.rawValue) },
             headers: { Self.convert(headers) })
         let body = BodyReader(response: response, head: head, method: request.method, request: request)
         if options.buffersBody {

@@ -55,10 +55,19 @@ struct BodyReader: Sendable {
     /// The whole body.
     func collect() async throws -> Data {
         var data = Data()
-        if let length = response.headers.first(name: "content-length").flatMap(Response.contentLength), length <= 16 << 20 {
-            data.reserveCapacity(length)
-        }
+        var pieces = 0
         _ = try await pump { piece in
+            pieces += 1
+            if pieces == 1 {
+                // Most small bodies are one piece: it becomes the body as it is, not copied again.
+                data = piece
+                return true
+            }
+            if pieces == 2, let length = response.headers.first(name: "content-length").flatMap(Response.contentLength),
+                length <= 16 << 20
+            {
+                data.reserveCapacity(length)
+            }
             data.append(piece)
             return true
         }
