@@ -19,6 +19,7 @@ extension ConformanceSuite {
             let seen = hops.entries
             try context.expect(seen.count == 3, "the hop middleware saw \(seen.count) hops, not 3: \(seen)")
             try context.expect(seen.map(\.status) == [302, 302, 200], "hop statuses \(seen.map(\.status))")
+            try context.expect(seen.map(\.hop) == [0, 1, 2], "Exchange.currentHop in the hop middleware: \(seen.map(\.hop))")
             try context.expect(
                 seen.prefix(2).allSatisfy { $0.authorization == "Bearer HOP-SECRET" && $0.cookie == "hop=COOKIE" },
                 "a hop on the origin lost its credentials: \(seen)")
@@ -51,7 +52,9 @@ final class HopLog: Middleware, @unchecked Sendable {
         var authorization: String?
         var cookie: String?
         var status: Int
-        var description: String { "\(status) \(url) auth:\(authorization != nil) cookie:\(cookie != nil)" }
+        /// ``Exchange/currentHop`` as the middleware saw it.
+        var hop: Int
+        var description: String { "\(status) \(url) hop:\(hop) auth:\(authorization != nil) cookie:\(cookie != nil)" }
     }
 
     private let lock = NSLock()
@@ -67,7 +70,7 @@ final class HopLog: Middleware, @unchecked Sendable {
         let response = try await next(request)
         let entry = Entry(
             url: (try? request.validatedURL().absoluteString) ?? "", authorization: request.headers[.authorization],
-            cookie: request.headers[.cookie], status: response.status)
+            cookie: request.headers[.cookie], status: response.status, hop: Exchange.currentHop)
         record(entry)
         return response
     }
