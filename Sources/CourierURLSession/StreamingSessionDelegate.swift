@@ -167,6 +167,8 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     /// delivery queue (see `DeliveryQueue`).
     private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
         let start: @Sendable () -> Void = { [self] in
+            // A call cancelled before its turn here makes no task: its session may be going away.
+            guard !transfer.state.withLock({ $0.cancelled }) else { return transfer.end(URLError(.cancelled)) }
             let file = transfer.state.withLock { $0.uploadFile }
             let task: URLSessionTask
             if let file {

@@ -50,7 +50,12 @@ public final class URLSessionTransport: Transport {
 
     deinit {
         session.finishTasksAndInvalidate()
-        streaming.withLock { $0?.session.finishTasksAndInvalidate() }
+        // On the queue that makes the streaming session's tasks, after any it still has to make:
+        // a call cancelled before its task was made may have let the transport go, and a task
+        // made on an invalidated session traps in FoundationNetworking.
+        if let (session, delegate) = streaming.withLock({ $0 }) {
+            delegate.calls.run { session.finishTasksAndInvalidate() }
+        }
     }
 
     private var streamingSession: (session: URLSession, delegate: StreamingSessionDelegate) {
@@ -156,7 +161,8 @@ public final class URLSessionTransport: Transport {
         let cleanup: @Sendable () -> Void = {
             producer.cancel()
             pipe.abort()
-            session.finishTasksAndInvalidate()
+            // After the task is made, if it still is to be (see `deinit`).
+            delegate.calls.run { session.finishTasksAndInvalidate() }
         }
         do {
             return try await withCallback { head in
