@@ -26,6 +26,7 @@ ROWS = [
     ("3. live 1 MB JSON, concurrency 1", "large", 1, 200, "courier", "raw", "≥ 0.99"),
     ("3. live 1 MB JSON, concurrency 16", "large", 16, 400, "courier", "raw", "≥ 0.99"),
     ("3c. live small JSON with a 10 MB size limit, concurrency 1", "small", 1, 2000, "courier-limit", "raw", "≥ 0.93"),
+    ("3d. live small JSON with a 30 s timeout, concurrency 1", "small", 1, 2000, "courier-timeout", "raw-timeout", "≥ 0.93"),
     ("3b. raw delegate session vs data(for:), small, concurrency 1", "small", 1, 2000, "delegate", "raw", "(context)"),
     ("4. logging + retry middleware vs none, small, concurrency 16", "small", 16, 4000, "courier-middleware", "courier", "≥ 0.95"),
 ]

@@ -31,22 +31,10 @@ extension Request {
         // each time (over ten times the cost). Names are unique here and values already
         // validated by `url()`.
         var fields: [String: String] = Dictionary(minimumCapacity: headers.count)
-        if headers.hasRepeatedNames {
-            var joined: [(name: String, canonical: String, value: String)] = []
-            for field in headers.fields {
-                if let index = joined.firstIndex(where: { $0.canonical == field.name.canonical }) {
-                    // RFC 6265 §5.4: one Cookie field, pairs separated by "; ".
-                    joined[index].value += (field.name.canonical == "cookie" ? "; " : ", ") + field.value
-                } else {
-                    joined.append((field.name.rawValue, field.name.canonical, field.value))
-                }
-            }
-            for field in joined { fields[field.name] = field.value }
-        } else {
-            // By index: reading the two strings in place spares copying each field.
-            let all = headers.fields
-            for index in all.indices { fields[all[index].name.rawValue] = all[index].value }
-        }
+        // Repeated names joined by the core's one rule; by index: reading the two strings in
+        // place spares copying each field.
+        let all = headers.joinedFields
+        for index in all.indices { fields[all[index].name.rawValue] = all[index].value }
         if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         request.httpBody = body
         if attachingBodySource, let bodySource {

@@ -45,10 +45,14 @@ enum LiveBenchmarks {
         return Batch(throughput: Double(total) / seconds, cpuPerRequest: (cpuSeconds() - cpuStart) / Double(total))
     }
 
-    static func courierSender(_ kind: Kind, base: String, executor: any Executor) -> @Sendable () async throws -> Void {
+    static func courierSender(
+        _ kind: Kind, base: String, executor: any Executor, timeout seconds: TimeInterval? = nil
+    ) -> @Sendable () async throws -> Void {
         switch kind {
         case .small:
-            let resource = Request.get |> baseURL(base) |> path(kind.path) |> decode(Payload.self)
+            var request = Request.get |> baseURL(base) |> path(kind.path)
+            if let seconds { request = request |> timeout(seconds) }
+            let resource = request |> decode(Payload.self)
             return { blackHole(try await executor.send(resource)) }
         case .large:
             let resource = Request.get |> baseURL(base) |> path(kind.path) |> decode([Payload].self)
@@ -59,8 +63,10 @@ enum LiveBenchmarks {
         }
     }
 
-    static func rawSender(_ kind: Kind, base: String, session: URLSession) throws -> @Sendable () async throws -> Void {
-        try foundationSender(kind, base: base) { try await session.data(for: $0) }
+    static func rawSender(
+        _ kind: Kind, base: String, session: URLSession, timeout: TimeInterval? = nil
+    ) throws -> @Sendable () async throws -> Void {
+        try foundationSender(kind, base: base, timeout: timeout) { try await session.data(for: $0) }
     }
 
     static func delegateSender(_ kind: Kind, base: String, client: DelegateClient) throws -> @Sendable () async throws -> Void {
@@ -69,10 +75,13 @@ enum LiveBenchmarks {
 
     /// The hand-written client: a prebuilt `URLRequest`, a status check and `JSONDecoder`.
     private static func foundationSender(
-        _ kind: Kind, base: String, fetch: @escaping @Sendable (URLRequest) async throws -> (Data, URLResponse?)
+        _ kind: Kind, base: String, timeout: TimeInterval? = nil,
+        fetch: @escaping @Sendable (URLRequest) async throws -> (Data, URLResponse?)
     ) throws -> @Sendable () async throws -> Void {
         guard let url = URL(string: base + "/" + kind.path) else { throw BenchmarkError(message: "bad URL") }
-        let request = URLRequest(url: url)
+        var prepared = URLRequest(url: url)
+        if let timeout { prepared.timeoutInterval = timeout }
+        let request = prepared
         let decoder = JSONDecoder()
         return {
             let (data, response) = try await fetch(request)

@@ -21,6 +21,11 @@ enum LiveRow {
         case courier
         /// The same with `maximumResponseSize` set (10 MB).
         case courierLimit = "courier-limit"
+        /// `URLSessionExecutor().send(resource)` with a 30 s `timeout` on every request: the
+        /// exchange watches the body arrive (the streamed path).
+        case courierTimeout = "courier-timeout"
+        /// `raw` with the same 30 s `timeoutInterval` on its `URLRequest`.
+        case rawTimeout = "raw-timeout"
         /// The same executor wrapped in logging (discarding) and retry middleware.
         case courierMiddleware = "courier-middleware"
         /// `URLSession.data(for:)`, a status check and `JSONDecoder`: the hand-written client.
@@ -41,6 +46,14 @@ enum LiveRow {
             let executor = URLSessionExecutor(configuration: .ephemeral, maximumResponseSize: 10 << 20)
             keepAlive.append(executor)
             send = LiveBenchmarks.courierSender(kind, base: base, executor: executor)
+        case .courierTimeout:
+            let executor = URLSessionExecutor(configuration: .ephemeral)
+            keepAlive.append(executor)
+            send = LiveBenchmarks.courierSender(kind, base: base, executor: executor, timeout: 30)
+        case .rawTimeout:
+            let session = URLSession(configuration: .ephemeral)
+            keepAlive.append(session)
+            send = try LiveBenchmarks.rawSender(kind, base: base, session: session, timeout: 30)
         case .courierMiddleware:
             let executor = URLSessionExecutor(configuration: .ephemeral)
             keepAlive.append(executor)

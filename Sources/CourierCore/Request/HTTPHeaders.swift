@@ -75,6 +75,23 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         fields.filter { $0.name == name }.map(\.value)
     }
 
+    /// The fields as they go out on one line each: a name that repeats is joined into one field,
+    /// where the first one was, its values separated by `", "`, or by `"; "` for `Cookie`
+    /// (RFC 6265 §5.4: one `Cookie` field). The one rule both transports render by.
+    public var joinedFields: [Field] {
+        guard hasRepeatedNames else { return fields }
+        var joined: [Field] = []
+        joined.reserveCapacity(fields.count)
+        for field in fields {
+            if let index = joined.firstIndex(where: { $0.name == field.name }) {
+                joined[index].value += (field.name.canonical == "cookie" ? "; " : ", ") + field.value
+            } else {
+                joined.append(field)
+            }
+        }
+        return joined
+    }
+
     /// Whether any name appears more than once.
     package var hasRepeatedNames: Bool {
         guard fields.count > 1 else { return false }

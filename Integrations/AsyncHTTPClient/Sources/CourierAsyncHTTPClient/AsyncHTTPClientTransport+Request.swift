@@ -13,22 +13,17 @@ extension AsyncHTTPClientTransport {
         if request.method != .get { prepared.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue) }
         var headers = NIOHTTP1.HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 1)
-        var cookie: String?
         var hasAcceptEncoding = false
-        for field in request.headers.fields {
+        // Repeated names joined by the core's rule (one Cookie field, RFC 6265 §5.4).
+        for field in request.headers.joinedFields {
             switch field.name.canonical {
             // AsyncHTTPClient frames the body itself, from its length.
             case "content-length", "transfer-encoding": continue
-            // RFC 6265 §5.4: one Cookie field, pairs separated by "; ".
-            case "cookie":
-                cookie = cookie.map { $0 + "; " + field.value } ?? field.value
-                continue
             case "accept-encoding": hasAcceptEncoding = true
             default: break
             }
             headers.add(name: field.name.rawValue, value: field.value)
         }
-        if let cookie { headers.add(name: "Cookie", value: cookie) }
         // Courier decodes these itself (see `Inflater`), as URLSession does.
         if !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
         prepared.headers = headers
