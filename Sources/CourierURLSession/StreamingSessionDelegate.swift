@@ -35,6 +35,9 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             /// Why the upload stopped early (its file shrank or went away), when it did.
             var uploadProblem: String?
             var ended = false
+            /// URLSession reported the task complete: it must not be cancelled any more
+            /// (FoundationNetworking traps when a cancel races the task's completion).
+            var completed = false
         }
 
         let state: Locked<State>
@@ -45,14 +48,20 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         /// A body being produced while it is sent; aborted on cancellation (see ``cancel()``).
         let bodyPipe: PipeBuffer?
         let calls: SessionCalls
+        /// The head is handed over only once the body is complete (a body gathered whole).
+        let gathering: Bool
 
         init(
-            request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions,
+            request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions, gathering: Bool = false,
             calls: SessionCalls, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
         ) {
             self.calls = calls
+            self.gathering = gathering
             self.state = Locked(State(head: head, uploadFile: uploadFile))
-            self.channel = StreamChannel(limit: options.bufferLimit, spillLimit: options.spillLimit)
+            // A gathered body waits whole in memory for its reader, held to the rules from its
+            // first byte.
+            self.channel = StreamChannel(limit: gathering ? .max : options.bufferLimit, spillLimit: options.spillLimit)
+            if let rules = options.rules { channel.enforce(rules) }
             self.request = request
             self.progress = options.uploadProgress
             self.cleanup = cleanup
@@ -72,7 +81,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
             let bodyOutstanding = bodyPipe?.abort() ?? false
             let task = state.withLock { state -> URLSessionTask? in
                 state.cancelled = true
-                guard !state.stopped else { return nil }
+                guard !state.stopped, !state.completed else { return nil }
                 state.stopped = true
                 return state.task
             }
@@ -136,6 +145,9 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
                 })
             else { return }
             var failure = error.map { URLSessionErrors.courierError(for: $0, request: request) }
+            // A body the exchange's rules stopped (too large, idle) fails with their error, not
+            // with the cancellation that stopped the task.
+            if error != nil, let stopped = channel.stopError, !stopped.isReaderStop { failure = stopped }
             // An upload stopped because its file shrank says so.
             if error != nil, let problem { failure = CourierError(.fileFailure(problem), request: request) }
             if let complete, let failure { complete(.failure(failure)) }
@@ -152,10 +164,10 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     /// streamed response or the failure before it. Returns an action that cancels the transfer.
     func start(
         _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, bodyPipe: PipeBuffer? = nil, on session: URLSession,
-        options: StreamOptions, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
+        options: StreamOptions, gathering: Bool = false, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
     ) -> @Sendable () -> Void {
         let transfer = Transfer(
-            request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, calls: calls,
+            request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, gathering: gathering, calls: calls,
             cleanup: cleanup, head: head)
         transfer.channel.onTermination { transfer.cancel() }
         launch(urlRequest, for: transfer, on: session)
@@ -205,7 +217,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
     ) {
         // FoundationNetworking ignores the disposition; the transfer is stopped by cancelling.
         completionHandler(.allow)
-        guard let transfer = transfer(for: dataTask), let http = response as? HTTPURLResponse else { return }
+        guard let transfer = transfer(for: dataTask), !transfer.gathering, let http = response as? HTTPURLResponse else { return }
         transfer.deliverHead(http)
     }
 
@@ -214,7 +226,7 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
         // One lock per chunk on the common path; the head is looked up only until it is out.
         let (skip, needsHead) = transfer.state.withLock { state -> (Bool, Bool) in
             if state.stopped { return (true, false) }
-            return (false, !state.headDelivered)
+            return (false, !state.headDelivered && !transfer.gathering)
         }
         guard !skip else { return }
         if needsHead, let http = dataTask.response as? HTTPURLResponse { transfer.deliverHead(http) }
@@ -232,8 +244,11 @@ final class StreamingSessionDelegate: NSObject, URLSessionDataDelegate, Sendable
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.state.withLock { $0.completed = true }
         if let error { return transfer.end(error) }
         guard let response = task.response as? HTTPURLResponse else { return transfer.end(URLError(.badServerResponse)) }
+        // A gathered body is complete before its head goes out: the caller reads it without a wait.
+        if transfer.gathering { transfer.channel.finish() }
         transfer.deliverHead(response)
         transfer.end(nil)
     }

@@ -82,13 +82,16 @@ public final class URLSessionTransport: Transport {
     ///   `CancellationError`.
     public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
         if options.buffersBody && request.bodySource == nil {
+            // With rules to watch the body arrive (a size limit, a timeout), the delegate gathers
+            // it into a stream armed with them and hands it over complete.
+            if options.rules != nil { return try await streamed(request, options: options, gathering: true) }
             return StreamedResponse(try await buffered(request))
         }
-        return try await streamed(request, options: options)
+        return try await streamed(request, options: options, gathering: false)
     }
 
     /// Sends `request` with the body streaming through the streaming session's delegate.
-    private func streamed(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+    private func streamed(_ request: Request, options: StreamOptions, gathering: Bool) async throws -> StreamedResponse {
         var urlRequest = try request.urlRequest(attachingBodySource: false)
         // A sequence of unknown length goes out while it is produced, chunked. One of known
         // length is written to a temporary file first and uploaded from there: FoundationNetworking
@@ -117,7 +120,8 @@ public final class URLSessionTransport: Transport {
             let uploadFile = upload?.url
             return try await withCallback { head in
                 delegate.start(
-                    urlRequest, for: request, uploadFile: uploadFile, on: session, options: options, cleanup: cleanup, head: head)
+                    urlRequest, for: request, uploadFile: uploadFile, on: session, options: options, gathering: gathering,
+                    cleanup: cleanup, head: head)
             }
         } catch {
             cleanup()
@@ -206,3 +210,7 @@ public final class URLSessionTransport: Transport {
         return .success(Response(http: http, body: data ?? Data()))
     }
 }
+
+/// Gathers a buffered hop under the exchange's rules (``StreamOptions/buffersBody`` with a size
+/// limit or a timeout): one wake-up for the caller, the rules watching every chunk.
+extension URLSessionTransport: GathersUnderRules {}

@@ -81,7 +81,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// Whether this is the ``Cause/cancelled`` a stream gets when its reader stops reading or
     /// drops it (``ByteStream/cancel()``, a `break`, an unread body), as opposed to a cancelled
     /// task: observers report it as ``ByteStream/Ending/abandoned``, not as a failure.
-    var isReaderStop = false
+    package var isReaderStop = false
 
     /// The error a stream ends with when its reader stops it or drops it.
     static var readerStop: CourierError {

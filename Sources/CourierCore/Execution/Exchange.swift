@@ -97,7 +97,9 @@ public struct Exchange: Executor {
     /// - Throws: ``CourierError``, with `request` attached.
     public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         var options = options
-        if sizeLimit != nil || request.effectiveTimeout != nil { options.buffersBody = false }
+        if options.buffersBody, sizeLimit != nil || request.effectiveTimeout != nil, !(transport is any GathersUnderRules) {
+            options.buffersBody = false
+        }
         // Made at the first redirect: most calls have none.
         var chain: RedirectPolicy.Chain?
         var followed = 0
@@ -144,11 +146,32 @@ public struct Exchange: Executor {
     /// held to the rules.
     private func send(_ hop: Request, options: StreamOptions, call: Request) async throws -> StreamedResponse {
         guard let timeout = hop.effectiveTimeout else {
+            var options = options
+            if options.buffersBody, sizeLimit != nil {
+                options.rules = BodyRules(maximumSize: sizeLimit, timer: nil, request: call, pausesForReader: false)
+            }
             let response = try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
             return try held(response, answering: hop.method, timer: nil, call: call)
         }
         let timer = makeTimer(.seconds(timeout))
         var options = options
+        if options.buffersBody {
+            // Only a transport that gathers under the rules is asked for a body in hand here. Its
+            // stream is armed with the timer from the start, and the timer stops the transfer by
+            // stopping that stream: the hop needs no task of its own.
+            options.rules = BodyRules(maximumSize: sizeLimit, timer: timer, request: call, pausesForReader: false)
+            if hop.body != nil || hop.bodySource != nil {
+                options.uploadProgress = TransferProgress(relayingTo: options.uploadProgress) { timer.touch() }
+            }
+            do {
+                let response = try await transport.send(hop: hop, options: options)
+                return try held(try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call)
+            } catch {
+                timer.stop()
+                if timer.fired && !Task.isCancelled { throw CourierError(.timedOut, request: call) }
+                throw error
+            }
+        }
         if hop.body != nil || hop.bodySource != nil {
             // Upload bytes taken by the transport are activity.
             options.uploadProgress = TransferProgress(relayingTo: options.uploadProgress) { timer.touch() }

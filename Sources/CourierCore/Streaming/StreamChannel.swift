@@ -364,6 +364,9 @@ package final class StreamChannel: Sendable {
         if let stopped { action(stopped) }
     }
 
+    /// The error the consumer's side stopped the stream with, if it did.
+    package var stopError: CourierError? { state.withLock { $0.stopError } }
+
     /// Whether the stream has ended or been stopped, so a producer can stop early.
     package var isClosed: Bool { state.withLock { $0.terminated || $0.end != nil } }
 
@@ -372,7 +375,7 @@ package final class StreamChannel: Sendable {
     /// Holds the body to `rules` from now on, counting what already arrived: a body already past
     /// the size limit stops at once, one that already ended short or long ends with the framing
     /// error instead, and the idle timer watches the rest.
-    func enforce(_ rules: BodyRules) {
+    package func enforce(_ rules: BodyRules) {
         enum Outcome {
             case stop(CourierError)
             case watch
@@ -394,7 +397,7 @@ package final class StreamChannel: Sendable {
         case .watch:
             guard let timer = rules.timer else { return }
             let timedOut = rules.timedOut
-            timer.hold { [weak self] in self?.hasUnread ?? false }
+            if rules.pausesForReader { timer.hold { [weak self] in self?.hasUnread ?? false } }
             timer.start { [weak self] in self?.terminate(timedOut) }
         }
     }
@@ -544,7 +547,7 @@ extension Optional {
 /// where the transport hands the bytes over: the size limit (counted as bytes arrive, so memory
 /// stays bounded whoever reads), the framing check (a body that ends shorter or longer than its
 /// `Content-Length` fails), and the idle timer (each chunk is activity).
-struct BodyRules: Sendable {
+package struct BodyRules: Sendable {
     /// The most body bytes, or `nil`.
     var maximumSize: Int?
     /// The length the framing rule holds the body to, or `nil` when it does not check this one.
@@ -553,6 +556,9 @@ struct BodyRules: Sendable {
     var timer: IdleTimer?
     /// The request the errors name.
     var request: Request
+    /// Whether unread bytes pause the idle timer (a reader is behind). `false` for a body a
+    /// transport gathers whole before anyone reads it.
+    var pausesForReader = true
 
     /// The error past ``maximumSize``.
     var tooLarge: CourierError { CourierError(.responseTooLarge(limit: maximumSize ?? 0), request: request) }

@@ -165,6 +165,9 @@ public struct StreamOptions: Sendable {
     /// this): a transport that gathers a body faster than it streams one may then hand it over in
     /// hand (``ByteStream/bufferedData``). Limits still apply. `false` by default.
     public var buffersBody = false
+    /// The exchange's rules for a body gathered whole by a transport of this package that
+    /// applies them as the bytes arrive (``GathersUnderRules``); `nil` otherwise.
+    package var rules: BodyRules?
 
     /// The options ``Executor/send(_:)-(Request)`` uses: the body read whole.
     public static var buffered: StreamOptions {
