@@ -14,7 +14,7 @@ import Foundation
 /// rather than left hanging on Linux. Middleware that must see every hop of a redirect chain
 /// goes in ``eachHop(_:)``; middleware for the whole call in ``Executor/with(_:)``.
 ///
-/// Configure the session (timeouts, caches, cookies, proxies, `protocolClasses` for tests)
+/// Configure the session (timeouts, caches on Apple platforms, cookies, proxies, `protocolClasses` for tests)
 /// through the `URLSessionConfiguration` you pass. Keep one executor and reuse it: its transport
 /// owns the sessions, invalidated when the last executor or exchange using it is released. To
 /// send through a session you made yourself, with its own delegate, use

@@ -40,8 +40,17 @@ public final class URLSessionTransport: Transport {
     private let streaming = Locked<(session: URLSession, delegate: StreamingSessionDelegate)?>(nil)
 
     /// Creates a transport with its own sessions.
+    ///
+    /// On Linux the sessions run without a `URLCache`, whatever `configuration` says (the object
+    /// you pass is not changed): FoundationNetworking traps the process when a task is cancelled
+    /// while its cache lookup is still pending, a window no caller can see, and Courier cancels
+    /// tasks on timeouts, limits and cancelled calls. There every request is loaded from the
+    /// origin, whatever its ``Request/cachePolicy`` (FoundationNetworking already loaded a
+    /// ``CachePolicy/returnCacheDataDontLoad`` request from the origin, cache or not). Apple
+    /// platforms keep the configuration's cache.
     /// - Parameter configuration: The session configuration; `.default` when omitted.
     public init(configuration: URLSessionConfiguration = .default) {
+        let configuration = Self.sessionConfiguration(configuration)
         let delegate = SessionDelegate()
         self.delegate = delegate
         self.configuration = configuration
@@ -56,6 +65,18 @@ public final class URLSessionTransport: Transport {
         if let (session, delegate) = streaming.withLock({ $0 }) {
             delegate.calls.run { session.finishTasksAndInvalidate() }
         }
+    }
+
+    /// The configuration the sessions are made with: `configuration` itself on Apple platforms,
+    /// a copy without a `URLCache` on FoundationNetworking (see ``init(configuration:)``).
+    static func sessionConfiguration(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        #if canImport(FoundationNetworking)
+            guard configuration.urlCache != nil, let copy = configuration.copy() as? URLSessionConfiguration else { return configuration }
+            copy.urlCache = nil
+            return copy
+        #else
+            return configuration
+        #endif
     }
 
     private var streamingSession: (session: URLSession, delegate: StreamingSessionDelegate) {
