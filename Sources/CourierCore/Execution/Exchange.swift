@@ -38,7 +38,9 @@
 /// ```
 public struct Exchange: Executor {
     /// Sends each hop.
-    public var transport: any Transport
+    public var transport: any Transport {
+        didSet { gathersUnderRules = transport is any GathersUnderRules }
+    }
     /// How redirects are followed.
     public var redirects: RedirectPolicy
     /// Middleware run around every hop, outermost first; see the order above.
@@ -57,8 +59,10 @@ public struct Exchange: Executor {
     /// `http.request.resend_count`.
     @TaskLocal public static var currentHop = 0
 
-    /// Makes the idle timer of a hop, on the exchange's clock.
-    private let makeTimer: @Sendable (Duration) -> IdleTimer
+    /// Whether the transport gathers a buffered body under the rules (a cast made once, not per call).
+    private var gathersUnderRules: Bool
+    /// Watches the idle timers of this exchange's hops (and its copies'), on its clock.
+    private let timers: IdleTimerQueue
 
     /// Creates an exchange.
     /// - Parameters:
@@ -74,10 +78,11 @@ public struct Exchange: Executor {
         maximumResponseSize: Int? = nil, clock: some Clock<Duration> = ContinuousClock()
     ) {
         self.transport = transport
+        self.gathersUnderRules = transport is any GathersUnderRules
         self.redirects = redirects
         self.hopMiddleware = hopMiddleware
         self.sizeLimit = maximumResponseSize.map { Swift.max(0, $0) }
-        self.makeTimer = { IdleTimer(timeout: $0, clock: clock) }
+        self.timers = IdleTimerQueue(clock: clock)
     }
 
     /// This exchange with `middleware` added around every hop, inside the middleware it has.
@@ -97,7 +102,7 @@ public struct Exchange: Executor {
     /// - Throws: ``CourierError``, with `request` attached.
     public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         var options = options
-        if options.buffersBody, sizeLimit != nil || request.effectiveTimeout != nil, !(transport is any GathersUnderRules) {
+        if options.buffersBody, !gathersUnderRules, sizeLimit != nil || request.effectiveTimeout != nil {
             options.buffersBody = false
         }
         // Made at the first redirect: most calls have none.
@@ -153,7 +158,7 @@ public struct Exchange: Executor {
             let response = try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
             return try held(response, answering: hop.method, timer: nil, call: call)
         }
-        let timer = makeTimer(.seconds(timeout))
+        let timer = IdleTimer(timeout: .seconds(timeout), queue: timers)
         var options = options
         if options.buffersBody {
             // Only a transport that gathers under the rules is asked for a body in hand here. Its

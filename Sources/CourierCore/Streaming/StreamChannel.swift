@@ -396,9 +396,9 @@ package final class StreamChannel: Sendable {
         case .done: rules.timer?.stop()
         case .watch:
             guard let timer = rules.timer else { return }
-            let timedOut = rules.timedOut
             if rules.pausesForReader { timer.hold { [weak self] in self?.hasUnread ?? false } }
-            timer.start { [weak self] in self?.terminate(timedOut) }
+            // The error is made only if the timer fires: it redacts the request.
+            timer.start { [weak self] in self?.terminate(rules.timedOut) }
         }
     }
 
