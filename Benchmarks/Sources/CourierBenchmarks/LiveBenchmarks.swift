@@ -23,6 +23,18 @@ enum LiveBenchmarks {
         }
     }
 
+    /// The configuration raw URLSession runs with: the one Courier's sessions run with. On Linux
+    /// `URLSessionTransport` drops the `URLCache` (FoundationNetworking traps a task cancelled
+    /// during its cache lookup), so the baseline does too: the rows compare the same work, not a
+    /// cache lookup and store per request that only one side does.
+    static var baselineConfiguration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        #if canImport(FoundationNetworking)
+            configuration.urlCache = nil
+        #endif
+        return configuration
+    }
+
     /// One measured batch: requests per second and CPU seconds per request.
     struct Batch {
         var throughput: Double
@@ -130,8 +142,8 @@ enum LiveBenchmarks {
     /// Courier's executor is built on) against `data(for:)`: the cost of the delegate mechanism
     /// alone.
     static func delegateCost(base: String, runs: Int) async throws -> [Comparison] {
-        let client = DelegateClient(configuration: .ephemeral)
-        let session = URLSession(configuration: .ephemeral)
+        let client = DelegateClient(configuration: baselineConfiguration)
+        let session = URLSession(configuration: baselineConfiguration)
         var results: [Comparison] = []
         for kind in [Kind.small, .noContent] {
             for concurrency in [1, 16] {
@@ -155,7 +167,7 @@ enum LiveBenchmarks {
 
     static func compare(base: String, runs: Int) async throws -> [Comparison] {
         let executor = URLSessionExecutor(configuration: .ephemeral)
-        let session = URLSession(configuration: .ephemeral)
+        let session = URLSession(configuration: baselineConfiguration)
         var results: [Comparison] = []
         for kind in Kind.allCases {
             for concurrency in [1, 16] {

@@ -51,7 +51,7 @@ enum LiveRow {
             keepAlive.append(executor)
             send = LiveBenchmarks.courierSender(kind, base: base, executor: executor, timeout: 30)
         case .rawTimeout:
-            let session = URLSession(configuration: .ephemeral)
+            let session = URLSession(configuration: LiveBenchmarks.baselineConfiguration)
             keepAlive.append(session)
             send = try LiveBenchmarks.rawSender(kind, base: base, session: session, timeout: 30)
         case .courierMiddleware:
@@ -59,11 +59,11 @@ enum LiveRow {
             keepAlive.append(executor)
             send = LiveBenchmarks.courierSender(kind, base: base, executor: executor.with(LoggingMiddleware { _ in }, RetryMiddleware()))
         case .raw:
-            let session = URLSession(configuration: .ephemeral)
+            let session = URLSession(configuration: LiveBenchmarks.baselineConfiguration)
             keepAlive.append(session)
             send = try LiveBenchmarks.rawSender(kind, base: base, session: session)
         case .delegate:
-            let client = DelegateClient(configuration: .ephemeral)
+            let client = DelegateClient(configuration: LiveBenchmarks.baselineConfiguration)
             keepAlive.append(client)
             send = try LiveBenchmarks.delegateSender(kind, base: base, client: client)
         }

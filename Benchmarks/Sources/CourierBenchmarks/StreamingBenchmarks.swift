@@ -44,7 +44,7 @@ enum StreamingBenchmarks {
         let counter = Counter()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: .ephemeral, delegate: counter, delegateQueue: queue)
+        let session = URLSession(configuration: LiveBenchmarks.baselineConfiguration, delegate: counter, delegateQueue: queue)
         defer { session.finishTasksAndInvalidate() }
         let clock = ContinuousClock()
         let start = clock.now
@@ -73,7 +73,7 @@ enum StreamingBenchmarks {
     static func rawDownload(_ address: String, directory: String) async throws -> Measurement {
         let destination = URL(fileURLWithPath: directory).appendingPathComponent("raw-download.bin")
         defer { try? FileManager.default.removeItem(at: destination) }
-        let session = URLSession(configuration: .ephemeral)
+        let session = URLSession(configuration: LiveBenchmarks.baselineConfiguration)
         defer { session.finishTasksAndInvalidate() }
         let clock = ContinuousClock()
         let start = clock.now
