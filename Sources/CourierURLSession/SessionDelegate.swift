@@ -5,27 +5,298 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// The delegate of the session a ``URLSessionTransport`` sends buffered hops on (with
-/// `data(for:)`): it only answers the two questions that keep behaviour identical on Linux and
-/// Apple platforms.
+/// The delegate of every session a ``URLSessionTransport`` owns. It answers the questions that keep
+/// behaviour identical on Linux and Apple platforms, and feeds each hop's body into a ``ByteStream``.
 ///
-/// - **Redirects** are never followed by the session: the 3xx comes back as the response and the
-///   ``Exchange`` decides under its ``RedirectPolicy``. (FoundationNetworking on Linux would
-///   forward `Authorization` and `Cookie` to any host a redirect names.)
+/// - **Redirects** are never followed by the session: the task ends at the 3xx, which is the
+///   response (FoundationNetworking drops its body), and the ``Exchange`` decides the next hop
+///   under its ``RedirectPolicy``. (FoundationNetworking would forward `Authorization` and
+///   `Cookie` to any host a redirect names, and drop the body of a 307/308.)
 /// - **401 with `WWW-Authenticate`**: FoundationNetworking (before the fix in
 ///   swift-corelibs-foundation#5457) never completes such a task when no credential is
 ///   available. Courier cancels it and hands the 401 back instead, as Apple platforms do.
+///
+/// It plays one of two ``Role``s. The **buffered** session runs `data(for:)` tasks (this delegate
+/// only answers the two questions for them) and the hops gathered under the exchange's rules, whose
+/// chunks go into memory, so its work queue is never held long: those tasks are made on the
+/// caller's thread, as `data(for:)` makes its own. The **streaming** session (made on first use)
+/// feeds bounded streams that may spill to disk for a slow reader, so its task calls go through
+/// ``SessionCalls``. FoundationNetworking cannot pause a transfer (suspending a running task
+/// removes it from libcurl, and resuming starts it again), so what a lagging reader has not taken
+/// goes to the channel's spill file, within ``StreamOptions/spillLimit``; on every platform alike.
+/// The ``Exchange`` holds every body to the size limit, the framing check and the idle timer.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// What a session's tasks are, and so where they are made.
+    enum Role {
+        /// `data(for:)` tasks and gathered hops: tasks are made on the caller's thread.
+        case buffered
+        /// Streams and uploads: tasks are made on ``SessionDelegate/calls``.
+        case streaming
+    }
+
+    typealias HeadCompletion = @Sendable (Result<StreamedResponse, any Error>) -> Void
+
+    /// One hop: its task, feeding one body.
+    final class Transfer: Sendable {
+        struct State {
+            var task: URLSessionTask?
+            var head: HeadCompletion?
+            var cancelled = false
+            /// The transfer was stopped (by the reader, a limit, a failure): chunks that still
+            /// arrive are dropped without being looked at, and the task is cancelled only once.
+            var stopped = false
+            var headDelivered = false
+            /// The file the task uploads.
+            var uploadFile: URL?
+            /// Whether the upload file is still watched for shrinking (until its body is sent).
+            var watchingUpload = false
+            /// Why the upload stopped early (its file shrank or went away), when it did.
+            var uploadProblem: String?
+            var ended = false
+            /// URLSession reported the task complete: it must not be cancelled any more
+            /// (FoundationNetworking traps when a cancel races the task's completion).
+            var completed = false
+        }
+
+        let state: Locked<State>
+        let channel: StreamChannel
+        let request: Request
+        let progress: TransferProgress?
+        let cleanup: @Sendable () -> Void
+        /// A body being produced while it is sent; aborted on cancellation (see ``cancel()``).
+        let bodyPipe: PipeBuffer?
+        let calls: SessionCalls
+        /// The head is handed over only once the body is complete (a body gathered whole).
+        let gathering: Bool
+
+        init(
+            request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions, gathering: Bool = false,
+            calls: SessionCalls, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
+        ) {
+            self.calls = calls
+            self.gathering = gathering
+            self.state = Locked(State(head: head, uploadFile: uploadFile))
+            // A gathered body waits whole in memory for its reader, held to the rules from its
+            // first byte.
+            self.channel = StreamChannel(limit: gathering ? .max : options.bufferLimit, spillLimit: options.spillLimit)
+            if let rules = options.rules { channel.enforce(rules) }
+            self.request = request
+            self.progress = options.uploadProgress
+            self.cleanup = cleanup
+            self.bodyPipe = bodyPipe
+        }
+
+        /// Stops the transfer: whatever arrives afterwards is dropped unread, and the task is
+        /// cancelled once, off the calling thread (see ``SessionCalls``).
+        ///
+        /// A body still being produced is aborted instead: libcurl's next read of it fails (a
+        /// blocked read at once), and libcurl ends the transfer itself, without the last chunk,
+        /// so the server never takes the start of the body for all of it. The task is then left
+        /// alone: cancelling it as well races FoundationNetworking into completing it twice,
+        /// which traps in its task registry. Only a reader that already had the whole body (the
+        /// response is under way) needs the task cancelled.
+        func cancel() {
+            let bodyOutstanding = bodyPipe?.abort() ?? false
+            let task = state.withLock { state -> URLSessionTask? in
+                state.cancelled = true
+                guard !state.stopped, !state.completed else { return nil }
+                state.stopped = true
+                return state.task
+            }
+            if let task, !bodyOutstanding { calls.cancel(task) }
+        }
+
+        /// Checks the size of the file the task uploads every 100 ms until its body is
+        /// sent: URLSession announced the size the file had at the start, and on
+        /// FoundationNetworking a file that then shrinks leaves the transfer waiting for bytes
+        /// that never come. A shrunk (or vanished) file stops the transfer with
+        /// ``CourierError/Cause/fileFailure(_:)``; one that grows is sent at its announced size.
+        func watchUpload(of file: URL, announced: Int64) {
+            state.withLock { $0.watchingUpload = true }
+            let name = file.lastPathComponent.debugDescription
+            @Sendable func check() {
+                guard state.withLock({ !$0.ended && !$0.stopped && $0.watchingUpload }) else { return }
+                var info = stat()
+                let size: Int64? = stat(file.path, &info) == 0 ? Int64(info.st_size) : nil
+                if let size, size >= announced {
+                    DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { check() }
+                    return
+                }
+                let problem =
+                    size.map { "the file \(name) shrank while it was uploaded: \($0) of the \(announced) bytes announced" }
+                    ?? "the file \(name) went away while it was uploaded"
+                state.withLock { $0.uploadProblem = problem }
+                cancel()
+            }
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { check() }
+        }
+
+        /// The body is sent: its file no longer matters.
+        func uploadSent() {
+            state.withLock { $0.watchingUpload = false }
+        }
+
+        /// Hands the head over once, with the body stream attached.
+        func deliverHead(_ response: HTTPURLResponse) {
+            guard
+                let complete = state.withLock({ state in
+                    defer {
+                        state.head = nil
+                        state.headDelivered = true
+                    }
+                    return state.head
+                })
+            else { return }
+            complete(.success(StreamedResponse(http: response, body: ByteStream(channel: channel))))
+        }
+
+        /// Ends the exchange: a failure before the head fails the call, after it the body.
+        func end(_ error: (any Error)?) {
+            guard
+                let (complete, problem) = state.withLock({ state -> (HeadCompletion?, String?)? in
+                    guard !state.ended else { return nil }
+                    defer {
+                        state.head = nil
+                        state.ended = true
+                    }
+                    return (state.head, state.uploadProblem)
+                })
+            else { return }
+            var failure = error.map { URLSessionErrors.courierError(for: $0, request: request) }
+            // A body the exchange's rules stopped (too large, idle) fails with their error, not
+            // with the cancellation that stopped the task.
+            if error != nil, let stopped = channel.stopError, !stopped.isReaderStop { failure = stopped }
+            // An upload stopped because its file shrank says so.
+            if error != nil, let problem { failure = CourierError(.fileFailure(problem), request: request) }
+            if let complete, let failure { complete(.failure(failure)) }
+            channel.finish(failure)
+            cleanup()
+        }
+    }
+
+    private let transfers = Locked<[Int: Transfer]>([:])
+    /// Where this session's task calls that wait for its work queue are made.
+    let calls = SessionCalls()
+    /// What this session's tasks are.
+    let role: Role
     /// 401s challenged on tasks Courier started with `data(for:)`, by URL and method, for the
     /// caller whose task was cancelled to answer the challenge. At most 64 kept.
     private let challenged = Locked<[(url: URL?, method: String?, response: HTTPURLResponse)]>([])
-    /// Where this session's task calls that wait for its work queue are made.
-    let calls = SessionCalls()
 
-    /// The session never follows a redirect: the task ends at the 3xx, which is its response,
-    /// and the ``Exchange`` decides the next hop (a new task). FoundationNetworking would drop the
-    /// body of a 307/308 redirect (it sends `Content-Length: 0`) and forward credentials to any
-    /// host.
+    /// Creates the delegate of a session with `role`.
+    init(role: Role) {
+        self.role = role
+    }
+
+    /// The challenged 401 recorded for a `data(for:)` request to `url` with `method`, if any.
+    func takeChallenged(_ request: URLRequest) -> HTTPURLResponse? {
+        challenged.withLock { list in
+            guard let index = list.firstIndex(where: { $0.url == request.url && ($0.method ?? "GET") == (request.httpMethod ?? "GET") })
+            else { return nil }
+            return list.remove(at: index).response
+        }
+    }
+
+    /// Sends `urlRequest` (uploading `uploadFile` when given) and calls `head` once, with the
+    /// streamed response or the failure before it. Returns an action that cancels the transfer.
+    func start(
+        _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, bodyPipe: PipeBuffer? = nil, on session: URLSession,
+        options: StreamOptions, gathering: Bool = false, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
+    ) -> @Sendable () -> Void {
+        let transfer = Transfer(
+            request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, gathering: gathering, calls: calls,
+            cleanup: cleanup, head: head)
+        transfer.channel.onTermination { transfer.cancel() }
+        launch(urlRequest, for: transfer, on: session)
+        return { transfer.cancel() }
+    }
+
+    /// Makes and starts the task: making and resuming a task waits for the session's work queue,
+    /// which must never hold the delivery queue (see `DeliveryQueue`). On the buffered session
+    /// that wait is as short as `data(for:)`'s own, and the task is made here, on the caller's
+    /// thread; on the streaming session, whose work queue a slow reader's spill can hold, it is
+    /// made on ``SessionCalls``, never on a Swift concurrency thread.
+    private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
+        let start: @Sendable () -> Void = { [self] in
+            // A call cancelled before its turn here makes no task: its session may be going away.
+            guard !transfer.state.withLock({ $0.cancelled }) else { return transfer.end(URLError(.cancelled)) }
+            let file = transfer.state.withLock { $0.uploadFile }
+            let task: URLSessionTask
+            if let file {
+                task = session.uploadTask(with: urlRequest, fromFile: file)
+                let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+                if let announced = urlRequest.value(forHTTPHeaderField: "Content-Length").flatMap({ Int64($0) }) ?? size {
+                    transfer.watchUpload(of: file, announced: announced)
+                }
+            } else {
+                task = session.dataTask(with: urlRequest)
+            }
+            transfers.withLock { $0[task.taskIdentifier] = transfer }
+            let cancelled = transfer.state.withLock { state -> Bool in
+                state.task = task
+                return state.cancelled
+            }
+            if cancelled {
+                transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+                transfer.end(URLError(.cancelled))
+                return
+            }
+            task.resume()
+        }
+        switch role {
+        case .buffered: start()
+        case .streaming: calls.run(start)
+        }
+    }
+
+    private func transfer(for task: URLSessionTask) -> Transfer? {
+        transfers.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // FoundationNetworking ignores the disposition; the transfer is stopped by cancelling.
+        completionHandler(.allow)
+        guard let transfer = transfer(for: dataTask), !transfer.gathering, let http = response as? HTTPURLResponse else { return }
+        transfer.deliverHead(http)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let transfer = transfer(for: dataTask) else { return }
+        // One lock per chunk on the common path; the head is looked up only until it is out.
+        let (skip, needsHead) = transfer.state.withLock { state -> (Bool, Bool) in
+            if state.stopped { return (true, false) }
+            return (false, !state.headDelivered && !transfer.gathering)
+        }
+        guard !skip else { return }
+        if needsHead, let http = dataTask.response as? HTTPURLResponse { transfer.deliverHead(http) }
+        if !transfer.channel.yield(data) { transfer.cancel() }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        guard let transfer = transfer(for: task) else { return }
+        if totalBytesExpectedToSend > 0, totalBytesSent >= totalBytesExpectedToSend { transfer.uploadSent() }
+        transfer.progress?.update(completed: totalBytesSent, expected: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.state.withLock { $0.completed = true }
+        if let error { return transfer.end(error) }
+        guard let response = task.response as? HTTPURLResponse else { return transfer.end(URLError(.badServerResponse)) }
+        // A gathered body is complete before its head goes out: the caller reads it without a wait.
+        if transfer.gathering { transfer.channel.finish() }
+        transfer.deliverHead(response)
+        transfer.end(nil)
+    }
+
+    /// The session never follows a redirect: the task ends at the 3xx, which is the response
+    /// (FoundationNetworking drops its body), and the ``Exchange`` decides the next hop (a new task).
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
@@ -39,14 +310,22 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         #if canImport(FoundationNetworking)
             // Courier sends credentials itself; hand the 401 back instead of waiting for one.
-            if let failure = challenge.failureResponse as? HTTPURLResponse {
-                // The task's caller sees a cancellation and asks for this.
+            if let failure = challenge.failureResponse as? HTTPURLResponse,
+                let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) })
+            {
+                transfer.deliverHead(failure)
+                transfer.end(nil)
+                // FoundationNetworking answers `.cancelAuthenticationChallenge` with
+                // `task.cancel()`, which waits for the work queue this call may be running on.
+                calls.run { completionHandler(.cancelAuthenticationChallenge, nil) }
+                return
+            }
+            if role == .buffered, let failure = challenge.failureResponse as? HTTPURLResponse {
+                // A `data(for:)` task: its caller sees a cancellation and asks for this.
                 challenged.withLock { list in
                     if list.count >= 64 { list.removeFirst() }
                     list.append((task.originalRequest?.url, task.originalRequest?.httpMethod, failure))
                 }
-                // FoundationNetworking answers `.cancelAuthenticationChallenge` with
-                // `task.cancel()`, which waits for the work queue this call may be running on.
                 calls.run { completionHandler(.cancelAuthenticationChallenge, nil) }
                 return
             }
@@ -54,13 +333,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // Default handling may suspend, resume or cancel the task: each waits for the work queue.
         calls.run { completionHandler(.performDefaultHandling, nil) }
     }
+}
 
-    /// The challenged 401 recorded for a `data(for:)` request to `url` with `method`, if any.
-    func takeChallenged(_ request: URLRequest) -> HTTPURLResponse? {
-        challenged.withLock { list in
-            guard let index = list.firstIndex(where: { $0.url == request.url && ($0.method ?? "GET") == (request.httpMethod ?? "GET") })
-            else { return nil }
-            return list.remove(at: index).response
-        }
+extension StreamedResponse {
+    /// The head of Foundation's response with `body` attached.
+    init(http: HTTPURLResponse, body: ByteStream) {
+        // Foundation's headers stay unconverted until read.
+        self.init(head: Response(http: http, body: Data()), body: body)
     }
 }

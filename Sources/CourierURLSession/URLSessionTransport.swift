@@ -21,13 +21,15 @@ import Foundation
 /// also becomes the `URLRequest` timeout (rounded up to whole seconds on FoundationNetworking),
 /// a backstop that never fires before the exchange's own timer.
 ///
-/// **Paths.** A hop whose body the caller reads whole (``StreamOptions/buffersBody``, which the
-/// exchange sets only when no size limit or timeout has to watch the body arrive) goes through
-/// `URLSession.data(for:)`, as fast as hand-written code: the session's delegate only answers
-/// redirects ("do not follow") and authentication challenges. Streams, uploads from files, parts
-/// and sequences of known length (spooled to a temporary file, so they go out with
-/// `Content-Length`) use a second session, made on first use; a sequence of unknown length goes
-/// out chunked, while it is produced, on a session of its own.
+/// **Paths.** A hop whose body the caller reads whole (``StreamOptions/buffersBody``) goes out on
+/// the buffered session: through `URLSession.data(for:)`, as fast as hand-written code, when
+/// nothing has to watch the body arrive (the session's delegate only answers redirects, "do not
+/// follow", and authentication challenges), or as a task whose chunks the delegate gathers into a
+/// stream armed with the exchange's rules (``StreamOptions/rules``: a size limit, a timeout),
+/// handed over once complete. Streams, uploads from files, parts and sequences of known length
+/// (spooled to a temporary file, so they go out with `Content-Length`) use a second session, made
+/// on first use; a sequence of unknown length goes out chunked, while it is produced, on a
+/// session of its own.
 ///
 /// Keep one transport and reuse it: its sessions are invalidated when it is released.
 public final class URLSessionTransport: Transport {
@@ -35,9 +37,8 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     private let delegate: SessionDelegate
     private let configuration: URLSessionConfiguration
-    /// The session streams and uploads go through, made on first use (see
-    /// `StreamingSessionDelegate`).
-    private let streaming = Locked<(session: URLSession, delegate: StreamingSessionDelegate)?>(nil)
+    /// The session streams and uploads go through, made on first use (see `SessionDelegate`).
+    private let streaming = Locked<(session: URLSession, delegate: SessionDelegate)?>(nil)
 
     /// Creates a transport with its own sessions.
     ///
@@ -51,7 +52,7 @@ public final class URLSessionTransport: Transport {
     /// - Parameter configuration: The session configuration; `.default` when omitted.
     public init(configuration: URLSessionConfiguration = .default) {
         let configuration = Self.sessionConfiguration(configuration)
-        let delegate = SessionDelegate()
+        let delegate = SessionDelegate(role: .buffered)
         self.delegate = delegate
         self.configuration = configuration
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
@@ -79,10 +80,10 @@ public final class URLSessionTransport: Transport {
         #endif
     }
 
-    private var streamingSession: (session: URLSession, delegate: StreamingSessionDelegate) {
+    private var streamingSession: (session: URLSession, delegate: SessionDelegate) {
         streaming.withLock { existing in
             if let existing { return existing }
-            let delegate = StreamingSessionDelegate()
+            let delegate = SessionDelegate(role: .streaming)
             let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue()), delegate)
             existing = made
             return made
@@ -111,7 +112,8 @@ public final class URLSessionTransport: Transport {
         return try await streamed(request, options: options, gathering: false)
     }
 
-    /// Sends `request` with the body streaming through the streaming session's delegate.
+    /// Sends `request` with the body streaming through a session's delegate: the streaming
+    /// session's, or the buffered session's for a body gathered under the rules.
     private func streamed(_ request: Request, options: StreamOptions, gathering: Bool) async throws -> StreamedResponse {
         var urlRequest = try request.urlRequest(attachingBodySource: false)
         // A sequence of unknown length goes out while it is produced, chunked. One of known
@@ -136,7 +138,9 @@ public final class URLSessionTransport: Transport {
         let cleanup: @Sendable () -> Void = {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
         }
-        let (session, delegate) = streamingSession
+        // A gathered hop goes on the buffered session, beside `data(for:)`'s tasks: its chunks go
+        // into memory, so that session's work queue is never held long.
+        let (session, delegate) = gathering ? (self.session, self.delegate) : streamingSession
         do {
             let uploadFile = upload?.url
             return try await withCallback { head in
@@ -181,7 +185,7 @@ public final class URLSessionTransport: Transport {
                 pipe.finish(failed: true)
             }
         }
-        let delegate = StreamingSessionDelegate()
+        let delegate = SessionDelegate(role: .streaming)
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
         let cleanup: @Sendable () -> Void = {
             producer.cancel()
