@@ -136,8 +136,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             state.withLock { $0.watchingUpload = false }
         }
 
-        /// Hands the head over once, with the body stream attached.
-        func deliverHead(_ response: HTTPURLResponse) {
+        /// Hands the head over once, with `body` (the body stream when `nil`) attached.
+        func deliverHead(_ response: HTTPURLResponse, body: ByteStream? = nil) {
             guard
                 let complete = state.withLock({ state in
                     defer {
@@ -147,7 +147,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                     return state.head
                 })
             else { return }
-            complete(.success(StreamedResponse(http: response, body: ByteStream(channel: channel))))
+            complete(.success(StreamedResponse(http: response, body: body ?? ByteStream(channel: channel))))
         }
 
         /// Ends the exchange: a failure before the head fails the call, after it the body.
@@ -289,8 +289,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         transfer.state.withLock { $0.completed = true }
         if let error { return transfer.end(error) }
         guard let response = task.response as? HTTPURLResponse else { return transfer.end(URLError(.badServerResponse)) }
-        // A gathered body is complete before its head goes out: the caller reads it without a wait.
-        if transfer.gathering { transfer.channel.finish() }
+        // A gathered body is complete before its head goes out: it is handed over in hand (the
+        // exchange checks its framing at once and the caller reads it without a wait), or, if
+        // the rules stopped it meanwhile, as the stream that ends with their error.
+        if transfer.gathering {
+            transfer.channel.finish()
+            if let body = transfer.channel.takeFinished() { transfer.deliverHead(response, body: ByteStream(body)) }
+        }
         transfer.deliverHead(response)
         transfer.end(nil)
     }

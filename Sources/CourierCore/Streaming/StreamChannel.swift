@@ -330,6 +330,34 @@ package final class StreamChannel: Sendable {
         if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
     }
 
+    /// The whole body, taken at once, when the producer finished it normally, nobody has read
+    /// from it and every byte is in memory: a body gathered whole before its head goes out. The
+    /// stream is then spent (a later stop changes nothing, and the producer's stop actions never
+    /// run). `nil` otherwise, and the stream is left as it was.
+    package func takeFinished() -> Data? {
+        state.withLock { state -> Data? in
+            // Every byte received is still buffered: none was read, none went to disk.
+            guard case .finished? = state.end, !state.terminated, !state.endSeen, state.reader == nil, !state.spilling,
+                state.buffered == state.received
+            else { return nil }
+            let chunks = state.chunks[state.head...]
+            var data: Data
+            if chunks.count == 1, let only = chunks.first {
+                data = only
+            } else {
+                data = Data(capacity: state.buffered)
+                for chunk in chunks { data.append(chunk) }
+            }
+            state.chunks = []
+            state.head = 0
+            state.buffered = 0
+            state.endSeen = true
+            state.terminated = true
+            state.onTermination = []
+            return data
+        }
+    }
+
     /// Wakes, after ``holdLimit``, a reader for whom chunks are still held.
     private func armFlush() {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(holdLimit))) { [weak self] in
