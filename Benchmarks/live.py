@@ -48,10 +48,10 @@ def load():
 # CourierAHCBenchmarks binary) against raw AsyncHTTPClient, with raw URLSession for context.
 if os.environ.get("COURIER_BENCH_SET") == "ahc":
     ROWS = [
-        ("A. Courier on AHC vs raw AHC, small JSON, concurrency 1", "small", 1, 4000, "ahc-courier", "ahc-raw", "≥ 0.90"),
-        ("A. Courier on AHC vs raw AHC, small JSON, concurrency 16", "small", 16, 8000, "ahc-courier", "ahc-raw", "≥ 0.90"),
-        ("A. Courier on AHC vs raw AHC, 204, concurrency 1", "noContent", 1, 4000, "ahc-courier", "ahc-raw", "≥ 0.90"),
-        ("A. Courier on AHC vs raw AHC, 204, concurrency 16", "noContent", 16, 8000, "ahc-courier", "ahc-raw", "≥ 0.90"),
+        ("A. Courier on AHC vs raw AHC, small JSON, concurrency 1", "small", 1, 4000, "ahc-courier", "ahc-raw", "≥ 0.95"),
+        ("A. Courier on AHC vs raw AHC, small JSON, concurrency 16", "small", 16, 8000, "ahc-courier", "ahc-raw", "≥ 0.95"),
+        ("A. Courier on AHC vs raw AHC, 204, concurrency 1", "noContent", 1, 4000, "ahc-courier", "ahc-raw", "≥ 0.95"),
+        ("A. Courier on AHC vs raw AHC, 204, concurrency 16", "noContent", 16, 8000, "ahc-courier", "ahc-raw", "≥ 0.95"),
         ("A. Courier on AHC vs raw AHC, 1 MB JSON, concurrency 1", "large", 1, 200, "ahc-courier", "ahc-raw", "≥ 0.90"),
         ("A. Courier on AHC vs raw AHC, 1 MB JSON, concurrency 16", "large", 16, 400, "ahc-courier", "ahc-raw", "≥ 0.90"),
         ("B. raw AHC vs raw URLSession, small JSON, concurrency 1", "small", 1, 4000, "ahc-raw", "urlsession-raw", "(context)"),

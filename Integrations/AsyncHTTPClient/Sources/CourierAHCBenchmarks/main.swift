@@ -160,7 +160,12 @@ func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total:
         client = made
         send = courierSender(kind, base: base, executor: try AsyncHTTPClientExecutor(client: made))
     case "urlsession-raw":
-        let session = URLSession(configuration: .ephemeral)
+        // Without a URLCache on Linux, as Courier's URLSession transport runs there.
+        let configuration = URLSessionConfiguration.ephemeral
+        #if canImport(FoundationNetworking)
+            configuration.urlCache = nil
+        #endif
+        let session = URLSession(configuration: configuration)
         keepAlive.append(session)
         send = try rawURLSessionSender(kind, base: base, session: session)
     case "urlsession-courier":
