@@ -25,7 +25,7 @@ import Foundation
 /// the buffered session: through `URLSession.data(for:)`, as fast as hand-written code, when
 /// nothing has to watch the body arrive (the session's delegate only answers redirects, "do not
 /// follow", and authentication challenges), or as a task whose chunks the delegate gathers into a
-/// stream armed with the exchange's rules (``StreamOptions/rules``: a size limit, a timeout),
+/// stream armed with the exchange's rules (a size limit, a timeout),
 /// handed over once complete. Streams, uploads from files, parts and sequences of known length
 /// (spooled to a temporary file, so they go out with `Content-Length`) use a second session, made
 /// on first use; a sequence of unknown length goes out chunked, while it is produced, on a
