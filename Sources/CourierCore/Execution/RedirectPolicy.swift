@@ -18,7 +18,12 @@ import Foundation
 ///   later hops even if they return to the origin;
 /// - `301` and `302` after `POST`, and `303` after anything but `GET`/`HEAD`, continue as `GET`
 ///   without the body or its `Content-*` headers, as browsers do; `307` and `308` keep the method
-///   and body.
+///   and body;
+/// - an `https` → `http` redirect that would re-send the body (a `307` or `308` with one) fails
+///   with ``TransportFailure/Kind/redirectFailed``: the body (a password, a payment) would cross
+///   the network in clear text. A downgrade without a body is followed, as browsers, curl, OkHttp
+///   and URLSession follow it: the credentials were dropped at the change of origin and the next
+///   URL is the server's own. Set ``followsDowngrades`` to `false` to refuse every one.
 ///
 /// With ``refuse``, no redirect is followed: the `3xx` response itself is returned.
 public struct RedirectPolicy: Sendable, Hashable {
@@ -28,6 +33,9 @@ public struct RedirectPolicy: Sendable, Hashable {
     public var maximumHops: Int
     /// More headers to remove once a redirect leaves the origin.
     public var sensitiveHeaders: Set<HeaderName>
+    /// Whether an `https` → `http` redirect without a body is followed (`true` by default). A
+    /// downgrade that would re-send a body is refused either way.
+    public var followsDowngrades = true
 
     /// Creates a policy that follows redirects.
     /// - Parameters:
@@ -157,6 +165,17 @@ public struct RedirectPolicy: Sendable, Hashable {
                 TransportFailure(
                     .redirectFailed,
                     message: "a \(status) redirect must re-send the body, but it was a one-shot byte sequence; upload a file instead"))
+        }
+        if chain.currentURL?.scheme?.lowercased() == "https", targetOrigin.scheme == "http" {
+            if next.body != nil || next.bodySource != nil {
+                return .fail(
+                    TransportFailure(
+                        .redirectFailed,
+                        message: "a \(status) redirect from https to http would re-send the body in clear text; refused"))
+            }
+            if !followsDowngrades {
+                return .fail(TransportFailure(.redirectFailed, message: "a redirect from https to http; this policy refuses downgrades"))
+            }
         }
         next = next.applying(url(target.absoluteString))
         if targetOrigin != chain.origin { chain.leftOrigin = true }

@@ -74,6 +74,21 @@ struct ExchangeTests {
         #expect(!"\(String(describing: error))".contains("EXCHANGE-SECRET"))
     }
 
+    /// The user's path: a login form posted over https, answered with a 307 to http. Nothing goes
+    /// to the http target, and the error says why.
+    @Test func aPostRedirectedFromHTTPSToHTTPNeverSendsItsBodyInClearText() async throws {
+        let transport = InMemoryExecutor { request in
+            request.url?.scheme == "https" ? .status(307, headers: ["Location": "http://api.test/login"]) : .text("got it")
+        }
+        let login = Request.post |> url("https://api.test/login") |> form(["user": "ada", "password": "EXCHANGE-SECRET"])
+        let error = await #expect(throws: CourierError.self) { _ = try await Exchange(transport: transport).send(login) }
+        guard case .transport(let failure)? = error?.cause else { Issue.record("\(String(describing: error))"); return }
+        #expect(failure.kind == .redirectFailed)
+        #expect(failure.message.contains("clear text"))
+        #expect(transport.requests.map { $0.url?.scheme } == ["https"])
+        #expect(!"\(String(describing: error))".contains("EXCHANGE-SECRET"))
+    }
+
     @Test func aLongRedirectBodyIsCutNotRead() async throws {
         // 1 MiB of redirect body in 64 chunks: the exchange reads at most 64 KiB of it.
         let read = Box(0)

@@ -53,6 +53,52 @@ struct RedirectPolicyTests {
         #expect(next.headers["X-Trace"] == "kept")
     }
 
+    /// A body re-sent over `http` after an `https` hop would cross the network in clear text.
+    @Test(arguments: [307, 308])
+    func aDowngradeThatWouldResendTheBodyIsRefused(status: Int) throws {
+        var chain = try chain("POST")
+        let step = RedirectPolicy.follow.next(status: status, location: "http://api.test/next", chain: &chain)
+        guard case .fail(let failure) = step else {
+            Issue.record("followed: \(step)")
+            return
+        }
+        #expect(failure.kind == .redirectFailed)
+        #expect(failure.message.contains("clear text"))
+        #expect(chain.hops == 0)
+    }
+
+    /// Without a body (a GET, or a POST a 301/302/303 turns into one) the downgrade is followed,
+    /// credentials dropped; a policy can refuse every downgrade.
+    @Test(arguments: [(302, "POST"), (303, "PUT"), (307, "GET"), (308, "HEAD")])
+    func aDowngradeWithoutABodyIsFollowedUnlessThePolicyRefusesIt(status: Int, method: String) throws {
+        var chain = try chain(method)
+        let next = try #require(follow(RedirectPolicy.follow.next(status: status, location: "http://api.test/next", chain: &chain)))
+        #expect(next.body == nil)
+        #expect(next.headers["Authorization"] == nil)
+        #expect(next.url?.scheme == "http")
+        var strict = RedirectPolicy.follow
+        strict.followsDowngrades = false
+        var again = try self.chain(method)
+        guard case .fail(let failure) = strict.next(status: status, location: "http://api.test/next", chain: &again) else {
+            Issue.record("a strict policy followed a downgrade")
+            return
+        }
+        #expect(failure.kind == .redirectFailed)
+    }
+
+    /// What counts is the hop being left: `http` → `https` → `http` is a downgrade at its second redirect,
+    /// and a redirect that stays on `http` is not one.
+    @Test func theDowngradeIsJudgedAgainstTheCurrentHop() throws {
+        var plain = try chain("POST", url: "http://api.test/start")
+        #expect(follow(RedirectPolicy.follow.next(status: 307, location: "http://other.test/x", chain: &plain)) != nil)
+        var upAndDown = try chain("POST", url: "http://api.test/start")
+        #expect(follow(RedirectPolicy.follow.next(status: 307, location: "https://api.test/secure", chain: &upAndDown)) != nil)
+        guard case .fail = RedirectPolicy.follow.next(status: 307, location: "http://api.test/plain", chain: &upAndDown) else {
+            Issue.record("the second hop's downgrade was followed")
+            return
+        }
+    }
+
     @Test func credentialsStayDroppedWhenComingBack() throws {
         var chain = try chain("GET")
         _ = RedirectPolicy.follow.next(status: 302, location: "https://other.test/x", chain: &chain)
