@@ -18,6 +18,8 @@ let package = Package(
         .package(name: "Courier", path: "../.."),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // TLS failures are read from SwiftNIO SSL's errors (already a dependency of AsyncHTTPClient).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // For a test that configures decompression (already a dependency of AsyncHTTPClient).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // For a test that runs a generated OpenAPI client over this transport (the client's
@@ -41,6 +43,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: upcoming
         ),
@@ -100,6 +103,7 @@ let package = Package(
                 .product(name: "CourierOpenAPI", package: "CourierOpenAPI"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: upcoming
         ),

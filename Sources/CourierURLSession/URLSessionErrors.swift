@@ -10,10 +10,25 @@ enum URLSessionErrors {
     /// anything else as the core maps it.
     static func courierError(for error: any Error, request: Request?) -> CourierError {
         let mapped = CourierError.wrapping(error, request: request)
-        guard case .transport(let failure) = mapped.cause, failure.kind == .other, let error = error as? URLError,
-            let (kind, message) = curlFailure(error)
-        else { return mapped }
+        guard case .transport(let failure) = mapped.cause, let error = error as? URLError else { return mapped }
+        // A TLS failure, whatever code FoundationNetworking gave it (-1 for a certificate it does
+        // not accept, a lost connection for a client certificate the server required).
+        if failure.tlsProblem == nil, let problem = tlsProblem(error) {
+            return CourierError(.transport(.tls(problem, code: error.code.rawValue)), request: request, underlyingError: error)
+        }
+        guard failure.kind == .other, let (kind, message) = curlFailure(error) else { return mapped }
         return CourierError(.transport(TransportFailure(kind, code: error.code.rawValue, message: message)), request: request, underlyingError: error)
+    }
+
+    /// The TLS problem libcurl's text names ("SSL certificate problem: certificate has expired",
+    /// "… alert certificate required"), if it names one. FoundationNetworking reports every
+    /// certificate failure as `URLError` code -1 with that text.
+    static func tlsProblem(_ error: URLError) -> TLSProblem? {
+        guard let text = error.userInfo[NSLocalizedDescriptionKey] as? String else {
+            return error.code == .secureConnectionFailed ? .handshake("secureConnectionFailed") : nil
+        }
+        if let problem = TLSProblem.fromOpenSSL(text) { return problem }
+        return error.code == .secureConnectionFailed ? .handshake("secureConnectionFailed") : nil
     }
 
     /// FoundationNetworking reports some libcurl failures (codes the core calls ``CourierCore/TransportFailure/Kind/other``) as `URLError(.unknown)` or

@@ -42,10 +42,13 @@ extension CourierError {
         case .cannotConnectToHost: kind = .cannotConnect
         case .networkConnectionLost: kind = .connectionLost
         case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff: kind = .notConnected
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
-            .clientCertificateRequired:
-            kind = .secureConnectionFailed
+        case .serverCertificateHasBadDate: return .transport(.tls(.expired, code: code.rawValue))
+        case .serverCertificateNotYetValid: return .transport(.tls(.notYetValid, code: code.rawValue))
+        case .serverCertificateHasUnknownRoot: return .transport(.tls(.unknownIssuer, code: code.rawValue))
+        case .serverCertificateUntrusted: return .transport(.tls(.untrustedCertificate, code: code.rawValue))
+        case .clientCertificateRejected: return .transport(.tls(.clientCertificateRefused, code: code.rawValue))
+        case .clientCertificateRequired: return .transport(.tls(.clientCertificateRequired, code: code.rawValue))
+        case .secureConnectionFailed: kind = .secureConnectionFailed
         case .httpTooManyRedirects, .redirectToNonExistentLocation: kind = .redirectFailed
         case .badServerResponse, .cannotParseResponse, .cannotDecodeContentData, .cannotDecodeRawData,
             .zeroByteResource:

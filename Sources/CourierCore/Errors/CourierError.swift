@@ -223,6 +223,19 @@ public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
     public var code: Int?
     /// A short explanation without URLs or secrets.
     public var message: String
+    /// What failed, for a ``Kind/secureConnectionFailed`` failure whose transport could tell.
+    public var tlsProblem: TLSProblem?
+
+    /// A ``Kind/secureConnectionFailed`` failure for `problem`, worded by it.
+    /// - Parameters:
+    ///   - problem: What failed.
+    ///   - code: The platform's error code, when there was one.
+    /// - Returns: The failure.
+    public static func tls(_ problem: TLSProblem, code: Int? = nil) -> TransportFailure {
+        var failure = TransportFailure(.secureConnectionFailed, code: code, message: problem.description)
+        failure.tlsProblem = problem
+        return failure
+    }
 
     /// Creates a transport failure.
     /// - Parameters:

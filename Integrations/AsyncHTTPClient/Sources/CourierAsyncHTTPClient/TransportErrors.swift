@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// AsyncHTTPClient's and SwiftNIO's errors as Courier's causes: transient where a retry may
 /// succeed (a connection refused, reset or closed mid-body), permanent where it cannot (TLS, an
@@ -43,13 +44,45 @@ enum TransportErrors {
             case ENETUNREACH, EHOSTUNREACH: return failure(.notConnected, "the network is unreachable", error, request)
             default: return failure(.other, "I/O error \(error.errnoCode)", error, request)
             }
+        case let error as NIOSSLError:
+            return tls(problem(for: error), error, request)
+        case let error as BoringSSLError:
+            return tls(problem(for: error), error, request)
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return tls(.hostnameMismatch, error, request)
         default:
             let name = String(reflecting: type(of: error))
             if name.contains("SSL") || name.contains("TLS") {
-                return failure(.secureConnectionFailed, "the TLS connection failed (\(name))", error, request)
+                return tls(.handshake(String(describing: type(of: error))), error, request)
             }
             return failure(.other, name, error, request)
         }
+    }
+
+    private static func tls(_ problem: TLSProblem, _ error: any Error, _ request: Request) -> CourierError {
+        CourierError(.transport(.tls(problem)), request: request, underlyingError: error)
+    }
+
+    /// What SwiftNIO SSL's error says failed: a handshake's BoringSSL reason, or the error's own
+    /// case name (never its associated values, which may hold a path).
+    static func problem(for error: NIOSSLError) -> TLSProblem {
+        switch error {
+        case .handshakeFailed(let inner): problem(for: inner)
+        case .uncleanShutdown: .handshake("the connection closed without a TLS close_notify")
+        default: .handshake(String(String(describing: error).prefix(while: { $0 != "(" })))
+        }
+    }
+
+    /// The first BoringSSL reason name in `error` (`CERTIFICATE_VERIFY_FAILED`,
+    /// `TLSV1_ALERT_CERTIFICATE_REQUIRED`, …) as a problem.
+    static func problem(for error: BoringSSLError) -> TLSProblem {
+        let text = String(describing: error)
+        // "error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at …/handshake.cc:320"
+        if let marker = text.range(of: "OPENSSL_internal:") {
+            let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            if !reason.isEmpty { return TLSProblem.fromBoringSSL(reason: String(reason)) }
+        }
+        return .handshake(String(text.prefix(while: { $0 != "(" })))
     }
 
     private static func failure(_ kind: TransportFailure.Kind, _ message: String, _ error: any Error, _ request: Request) -> CourierError {
