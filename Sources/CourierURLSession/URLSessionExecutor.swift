@@ -55,6 +55,22 @@ public final class URLSessionExecutor: Executor {
         exchange = Exchange(transport: transport, redirects: redirects, maximumResponseSize: maximumResponseSize)
     }
 
+    /// Creates an executor with its own sessions, after checking that URLSession can honour `tls`
+    /// on this platform (see ``TLSOptions``): it is refused, never quietly weakened.
+    /// - Parameters:
+    ///   - configuration: The session configuration; `.default` when omitted.
+    ///   - redirects: How redirects are followed; ``RedirectPolicy/follow`` by default.
+    ///   - maximumResponseSize: The most bytes a response body may have; `nil` sets no limit.
+    ///   - tls: Whom to trust and who the client is.
+    /// - Throws: ``TLSOptions/Unsupported`` for options this platform's URLSession cannot honour.
+    public convenience init(
+        configuration: URLSessionConfiguration = .default, redirects: RedirectPolicy = .follow,
+        maximumResponseSize: Int? = nil, tls: TLSOptions
+    ) throws(TLSOptions.Unsupported) {
+        try URLSessionTransport.check(tls)
+        self.init(configuration: configuration, redirects: redirects, maximumResponseSize: maximumResponseSize)
+    }
+
     /// Sends `request` and every redirect the policy follows; returns once the last head arrives.
     /// - Parameters:
     ///   - request: The request.

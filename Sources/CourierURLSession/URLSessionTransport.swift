@@ -68,6 +68,40 @@ public final class URLSessionTransport: Transport {
         }
     }
 
+    /// Refuses ``TLSOptions`` this platform's URLSession cannot honour: on Linux
+    /// (FoundationNetworking) libcurl trusts only the system's CA bundle and presents no client
+    /// certificate; on Apple platforms Courier does not yet answer the server-trust and
+    /// client-certificate challenges. The system's roots without a client certificate pass
+    /// everywhere.
+    /// - Parameter tls: The options.
+    /// - Throws: ``TLSOptions/Unsupported``, saying what and what to use instead.
+    public static func check(_ tls: TLSOptions) throws(TLSOptions.Unsupported) {
+        #if canImport(FoundationNetworking)
+            let transport = "URLSession on Linux (FoundationNetworking)"
+            if tls.trust != .system {
+                throw TLSOptions.Unsupported(
+                    transport: transport,
+                    reason: "libcurl trusts only the system's CA bundle, with no way to add roots per session; "
+                        + "add the authority to the system's store (update-ca-certificates) or use AsyncHTTPClientExecutor")
+            }
+            if tls.clientIdentity != nil {
+                throw TLSOptions.Unsupported(
+                    transport: transport, reason: "it cannot present a client certificate; use AsyncHTTPClientExecutor for mutual TLS")
+            }
+        #else
+            let transport = "URLSession on Apple platforms"
+            if tls.trust != .system {
+                throw TLSOptions.Unsupported(
+                    transport: transport,
+                    reason: "Courier does not yet answer server-trust challenges with other roots; add the authority to the keychain")
+            }
+            if tls.clientIdentity != nil {
+                throw TLSOptions.Unsupported(
+                    transport: transport, reason: "Courier does not yet answer client-certificate challenges")
+            }
+        #endif
+    }
+
     /// The configuration the sessions are made with: `configuration` itself on Apple platforms,
     /// a copy without a `URLCache` on FoundationNetworking (see ``init(configuration:)``).
     static func sessionConfiguration(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {

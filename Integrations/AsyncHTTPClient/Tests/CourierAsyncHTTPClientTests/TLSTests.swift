@@ -4,7 +4,6 @@ import CourierConformance
 import CourierAsyncHTTPClient
 import Foundation
 import NIOPosix
-import NIOSSL
 import Testing
 
 /// HTTPS against the TLS listeners `scripts/test` starts (certificates made at test time by a
@@ -40,19 +39,20 @@ struct TLSTests {
         func file(_ name: String) -> String { directory + "/" + name }
     }
 
-    /// A client that trusts the test CA, optionally presenting a client certificate (`stem.pem`).
+    /// A client made with Courier's ``TLSOptions``: trusting the test CA beside the system's roots
+    /// (or only the system's), optionally presenting a client certificate (`stem.pem`/`stem.key`).
     private static func withExecutor<T>(
-        _ servers: Servers, trustingTestCA: Bool = true, clientCertificate stem: String? = nil,
+        _ servers: Servers, trust: TLSOptions.Trust? = nil, clientCertificate stem: String? = nil,
         _ body: (AsyncHTTPClientExecutor) async throws -> T
     ) async throws -> T {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if trustingTestCA { tls.trustRoots = .file(servers.file("ca.pem")) }
+        let authority = try TLSOptions.Certificate(contentsOf: URL(fileURLWithPath: servers.file("ca.pem")))
+        var tls = TLSOptions(trust: trust ?? .systemAnd([authority]))
         if let stem {
-            tls.certificateChain = try NIOSSLCertificate.fromPEMFile(servers.file(stem + ".pem")).map { .certificate($0) }
-            tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: servers.file(stem + ".key"), format: .pem))
+            tls.clientIdentity = try TLSOptions.ClientIdentity(
+                certificateFile: URL(fileURLWithPath: servers.file(stem + ".pem")),
+                privateKeyFile: URL(fileURLWithPath: servers.file(stem + ".key")))
         }
-        var configuration = AsyncHTTPClientExecutor.clientConfiguration()
-        configuration.tlsConfiguration = tls
+        let configuration = try AsyncHTTPClientExecutor.clientConfiguration(tls: tls)
         let client = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: configuration)
         do {
             let result = try await body(try AsyncHTTPClientExecutor(client: client))
@@ -78,6 +78,28 @@ struct TLSTests {
         let servers = try Servers.fromEnvironment()
         let status = try await Self.withExecutor(servers) { try await $0.send(.get |> url(servers.valid + "/get")).status }
         #expect(status == 200)
+        // Trusting the test CA alone works too.
+        let authority = try TLSOptions.Certificate(contentsOf: URL(fileURLWithPath: servers.file("ca.pem")))
+        let only = try await Self.withExecutor(servers, trust: .only([authority])) { try await $0.send(.get |> url(servers.valid + "/get")).status }
+        #expect(only == 200)
+    }
+
+    @Test func optionsThatCannotBeReadAreRefusedWithoutShowingTheKey() throws {
+        let servers = try Servers.fromEnvironment()
+        let chain = try TLSOptions.Certificate.certificates(pem: String(contentsOfFile: servers.file("client.pem"), encoding: .utf8))
+        let key = try String(contentsOfFile: servers.file("client.key"), encoding: .utf8)
+        let identity = try TLSOptions.ClientIdentity(certificateChain: chain, privateKeyPEM: key)
+        let keyBody = key.split(separator: "\n")[1]
+        for printed in ["\(identity)", String(reflecting: identity), "\(TLSOptions(clientIdentity: identity))"] {
+            #expect(!printed.contains(keyBody))
+        }
+        var dumped = ""
+        dump(TLSOptions(clientIdentity: identity), to: &dumped)
+        #expect(!dumped.contains(keyBody))
+        // A key SwiftNIO SSL cannot read is a typed error naming no key material.
+        let broken = try TLSOptions.ClientIdentity(
+            certificateChain: chain, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
+        #expect(throws: TLSOptions.Invalid.self) { try AsyncHTTPClientExecutor.clientConfiguration(tls: TLSOptions(clientIdentity: broken)) }
     }
 
     @Test func everyCertificateFailureIsTypedReadableAndSendsNothing() async throws {
@@ -100,7 +122,7 @@ struct TLSTests {
         }
         // An untrusted server is refused the same way when the client trusts only the system's roots.
         let error = await #expect(throws: CourierError.self) {
-            try await Self.withExecutor(servers, trustingTestCA: false) { _ = try await $0.send(.get |> url(servers.valid + "/get")) }
+            try await Self.withExecutor(servers, trust: .system) { _ = try await $0.send(.get |> url(servers.valid + "/get")) }
         }
         #expect(Self.problem(error) == .untrustedCertificate)
         let seen = try await Self.seen(servers)
