@@ -31,6 +31,31 @@ public struct ConformanceServers: Sendable, Hashable {
     /// properties.
     public static let environmentNames = ["COURIER_HTTPBIN_URL", "COURIER_HTTPBIN_URL_2", "COURIER_HOSTILE_URL", "COURIER_STREAM_URL"]
 
+    /// The names of the variables for the HTTPS mode: two httpbin instances behind TLS (the
+    /// first on `127.0.0.1`, the second on `localhost`), with a certificate from the test
+    /// authority in `COURIER_TLS_DIR`.
+    public static let httpsEnvironmentNames = ["COURIER_HTTPBIN_TLS_URL", "COURIER_HTTPBIN_TLS_URL_2"]
+
+    /// The servers for the HTTPS mode: the two httpbin instances behind TLS in place of the plain
+    /// ones; the hostile and streaming servers stay plain HTTP (the cases they serve are about
+    /// HTTP framing, not TLS).
+    /// - Returns: The servers.
+    /// - Throws: ``ConformanceFailure`` naming a missing variable.
+    public static func httpsFromEnvironment() throws(ConformanceFailure) -> ConformanceServers {
+        var servers = try fromEnvironment()
+        let environment = ProcessInfo.processInfo.environment
+        var values: [String] = []
+        for name in httpsEnvironmentNames {
+            guard let value = environment[name], !value.isEmpty else {
+                throw ConformanceFailure(description: "\(name) is not set: run the tests with scripts/test, which starts the servers")
+            }
+            values.append(value)
+        }
+        servers.httpbin = values[0]
+        servers.otherOrigin = values[1]
+        return servers
+    }
+
     /// The addresses `scripts/test` exported.
     /// - Returns: The servers.
     /// - Throws: ``ConformanceFailure`` naming the missing variable: the suite never skips, so
