@@ -33,9 +33,17 @@ ROWS = [
 
 
 def measure(kind, variant, concurrency, total):
+    # "VARIANT@h2" and "VARIANT@h1": the same variant over HTTPS (the TLS server Benchmarks/run
+    # starts, its certificate trusted alone), HTTP/2 by ALPN or HTTP/1.1.
+    variant, _, protocol = variant.partition("@")
+    address, extra = base, []
+    if protocol:
+        address, extra = os.environ["COURIER_BENCH_TLS_URL"], ["--ca", os.environ["COURIER_BENCH_CA"]]
+        if protocol == "h1":
+            extra.append("--http1")
     out = subprocess.run(
-        [binary, "--live-row", kind, "--variant", variant, "--url", base, "--concurrency", str(concurrency),
-         "--total", str(total)],
+        [binary, "--live-row", kind, "--variant", variant, "--url", address, "--concurrency", str(concurrency),
+         "--total", str(total)] + extra,
         capture_output=True, text=True, check=True).stdout
     return json.loads(out)
 
@@ -60,6 +68,19 @@ if os.environ.get("COURIER_BENCH_SET") == "ahc":
          "urlsession-courier", "(context)"),
         ("C. Courier on AHC vs Courier on URLSession, small JSON, concurrency 16", "small", 16, 8000, "ahc-courier",
          "urlsession-courier", "(context)"),
+        # HTTPS (nginx, TLS 1.3, a certificate made for the run): Courier on AHC against raw AHC on
+        # the same TLS configuration. URLSession on Linux has no HTTPS rows: it trusts only the
+        # system's CA bundle, and a benchmark must not install one there.
+        ("T. HTTPS/1.1, Courier on AHC vs raw AHC, small JSON, concurrency 1", "small", 1, 4000, "ahc-courier@h1", "ahc-raw@h1", "≥ 0.95"),
+        ("T. HTTPS/1.1, Courier on AHC vs raw AHC, small JSON, concurrency 16", "small", 16, 8000, "ahc-courier@h1", "ahc-raw@h1", "≥ 0.95"),
+        ("T. HTTPS/1.1, Courier on AHC vs raw AHC, small JSON, concurrency 64", "small", 64, 8000, "ahc-courier@h1", "ahc-raw@h1", "≥ 0.95"),
+        ("T. HTTP/2, Courier on AHC vs raw AHC, small JSON, concurrency 1", "small", 1, 4000, "ahc-courier@h2", "ahc-raw@h2", "≥ 0.95"),
+        ("T. HTTP/2, Courier on AHC vs raw AHC, small JSON, concurrency 16", "small", 16, 8000, "ahc-courier@h2", "ahc-raw@h2", "≥ 0.95"),
+        ("T. HTTP/2, Courier on AHC vs raw AHC, small JSON, concurrency 64", "small", 64, 8000, "ahc-courier@h2", "ahc-raw@h2", "≥ 0.95"),
+        ("T. HTTPS/1.1, Courier on AHC vs raw AHC, 1 MB JSON, concurrency 16", "large", 16, 400, "ahc-courier@h1", "ahc-raw@h1", "≥ 0.95"),
+        ("T. HTTP/2, Courier on AHC vs raw AHC, 1 MB JSON, concurrency 16", "large", 16, 400, "ahc-courier@h2", "ahc-raw@h2", "≥ 0.95"),
+        ("T. raw AHC, HTTP/2 vs HTTPS/1.1, small JSON, concurrency 64 (what multiplexing buys)", "small", 64, 8000, "ahc-raw@h2",
+         "ahc-raw@h1", "(context)"),
     ]
 
 only = os.environ.get("COURIER_BENCH_ROWS")  # "|"-separated substrings of row names

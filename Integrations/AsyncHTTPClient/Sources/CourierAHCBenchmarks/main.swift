@@ -6,6 +6,8 @@
 //   CourierAHCBenchmarks --live-row small|noContent|large --variant V --url BASE --concurrency N --total T
 //   CourierAHCBenchmarks --streaming stream-ahc|stream-ahc-raw --address URL
 //
+//   add --ca FILE (and --http1) for the HTTPS rows: TLS trusting FILE, HTTP/2 by ALPN or HTTP/1.1
+//
 // Each prints one JSON object: {throughput, cpuPerRequest, requests} or {seconds, bytes, peakMegabytes}.
 import AsyncHTTPClient
 import Courier
@@ -15,6 +17,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -73,10 +76,18 @@ enum Kind: String {
 }
 
 /// What the raw clients and Courier share: the event loops, and a pool wide enough for
-/// concurrency 16 (AsyncHTTPClient's default is 8 connections per host).
+/// concurrency 16 (AsyncHTTPClient's default is 8 connections per host). For the HTTPS rows
+/// (`--ca FILE`): the TLS configuration, trusting that certificate only, full verification, and
+/// HTTP/1.1 only with `--http1` (HTTP/2 by ALPN otherwise).
 func baseConfiguration() -> HTTPClient.Configuration {
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
+    if let authority = value("--ca") {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(authority)
+        configuration.tlsConfiguration = tls
+        configuration.httpVersion = arguments.contains("--http1") ? .http1Only : .automatic
+    }
     return configuration
 }
 
