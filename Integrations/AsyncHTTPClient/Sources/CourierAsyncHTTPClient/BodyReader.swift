@@ -43,7 +43,7 @@ struct BodyReader: Sendable {
         } catch let error as CourierError {
             throw error.request == nil ? CourierError(error.cause, request: request, underlyingError: error.underlyingError) : error
         } catch {
-            throw TransportErrors.courierError(for: error, request: request)
+            throw TransportErrors.courierError(for: error, request: request, duringBody: true)
         }
         if let inflater, !inflater.isComplete, received > 0 {
             throw CourierError(

@@ -3,6 +3,7 @@ import CourierCore
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -10,8 +11,12 @@ import NIOSSL
 /// succeed (a connection refused, reset or closed mid-body), permanent where it cannot (TLS, an
 /// invalid request). Messages name the failure, never a header value or a URL.
 enum TransportErrors {
-    static func courierError(for error: any Error, request: Request) -> CourierError {
+    /// `error` as a ``CourierError`` with `request` attached; `duringBody` when it ended a body
+    /// already under way (an HTTP/2 stream reset is then a truncated body).
+    static func courierError(for error: any Error, request: Request, duringBody: Bool = false) -> CourierError {
         switch error {
+        case let error as NIOHTTP2Errors.StreamClosed:
+            return CourierError(.transport(streamClosed(error.errorCode, duringBody: duringBody)), request: request, underlyingError: error)
         case let error as CourierError:
             return error.request == nil ? CourierError(error.cause, request: request, underlyingError: error.underlyingError) : error
         case is CancellationError:
@@ -57,6 +62,33 @@ enum TransportErrors {
             }
             return failure(.other, name, error, request)
         }
+    }
+
+    /// An HTTP/2 stream the server (or a `GOAWAY` it sent) closed: transient, as a lost HTTP/1.1
+    /// connection is. A `REFUSED_STREAM` was not processed (RFC 9113 §8.7), which the message says
+    /// (a stream a `GOAWAY` left out arrives as `CANCEL`, which a server may also send after it began);
+    /// mid-body, any reset is a truncated body.
+    static func streamClosed(_ code: HTTP2ErrorCode, duringBody: Bool) -> TransportFailure {
+        let name: String
+        switch code {
+        case .refusedStream: name = "REFUSED_STREAM"
+        case .cancel: name = "CANCEL"
+        case .internalError: name = "INTERNAL_ERROR"
+        case .protocolError: name = "PROTOCOL_ERROR"
+        case .flowControlError: name = "FLOW_CONTROL_ERROR"
+        case .streamClosed: name = "STREAM_CLOSED"
+        case .enhanceYourCalm: name = "ENHANCE_YOUR_CALM"
+        case .noError: name = "NO_ERROR"
+        default: name = "error code \(code.networkCode)"
+        }
+        if duringBody {
+            return TransportFailure(.truncatedBody, message: "the server reset the HTTP/2 stream mid-body (\(name))")
+        }
+        if code == .refusedStream {
+            return TransportFailure(
+                .connectionLost, message: "the server refused the HTTP/2 stream before answering (\(name)); the request was not processed")
+        }
+        return TransportFailure(.connectionLost, message: "the server reset the HTTP/2 stream before answering (\(name))")
     }
 
     private static func tls(_ problem: TLSProblem, _ error: any Error, _ request: Request) -> CourierError {

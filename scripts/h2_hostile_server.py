@@ -1,0 +1,102 @@
+"""A misbehaving HTTP/2 server over TLS (ALPN h2 only), for the HTTP/2 tests: streams reset and
+connections sent away at the moments a client must survive. Uses the `h2` package (installed
+with hypercorn) and the certificates of scripts/tls_certs.py.
+
+    python scripts/h2_hostile_server.py CERT_DIR PORT
+
+Paths (every request on a connection of its own is answered by the path's rule):
+  /ok                  200 with a 5-byte body
+  /reset-mid-body      200 announcing 100000 bytes, 1000 of them, then RST_STREAM INTERNAL_ERROR
+  /refused             RST_STREAM REFUSED_STREAM before any response: the request was not processed
+  /goaway-unprocessed  GOAWAY (last stream 0, NO_ERROR) before any response: not processed either
+  /goaway-mid-body     200 announcing 100000 bytes, 1000 of them, then GOAWAY naming this stream
+                       (it was processed) and the connection closed
+"""
+
+import os
+import socket
+import ssl
+import sys
+import threading
+
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
+import h2.exceptions
+
+
+def handle(connection_socket):
+    config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
+    conn = h2.connection.H2Connection(config=config)
+    conn.initiate_connection()
+    connection_socket.sendall(conn.data_to_send())
+    try:
+        while True:
+            data = connection_socket.recv(65535)
+            if not data:
+                return
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.RequestReceived):
+                    path = dict(event.headers).get(":path", "/")
+                    if not answer(conn, event.stream_id, path):
+                        connection_socket.sendall(conn.data_to_send())
+                        return
+            connection_socket.sendall(conn.data_to_send())
+    except (OSError, h2.exceptions.ProtocolError):
+        return
+    finally:
+        try:
+            connection_socket.close()
+        except OSError:
+            pass
+
+
+def answer(conn, stream_id, path):
+    """Answers one request; returns False when the connection is to be closed after this."""
+    announced = [(":status", "200"), ("content-type", "application/octet-stream"), ("content-length", "100000")]
+    if path.startswith("/ok"):
+        conn.send_headers(stream_id, [(":status", "200"), ("content-length", "5")])
+        conn.send_data(stream_id, b"hello", end_stream=True)
+        return True
+    if path.startswith("/reset-mid-body"):
+        conn.send_headers(stream_id, announced)
+        conn.send_data(stream_id, b"x" * 1000)
+        conn.reset_stream(stream_id, error_code=h2.errors.ErrorCodes.INTERNAL_ERROR)
+        return True
+    if path.startswith("/refused"):
+        conn.reset_stream(stream_id, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
+        return True
+    if path.startswith("/goaway-unprocessed"):
+        conn.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=0)
+        return False
+    if path.startswith("/goaway-mid-body"):
+        conn.send_headers(stream_id, announced)
+        conn.send_data(stream_id, b"x" * 1000)
+        conn.close_connection(error_code=h2.errors.ErrorCodes.INTERNAL_ERROR, last_stream_id=stream_id)
+        return False
+    conn.send_headers(stream_id, [(":status", "404"), ("content-length", "0")], end_stream=True)
+    return True
+
+
+def main():
+    directory, port = sys.argv[1], int(sys.argv[2])
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(os.path.join(directory, "server.pem"), os.path.join(directory, "server.key"))
+    context.set_alpn_protocols(["h2"])
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(64)
+    while True:
+        raw, _ = listener.accept()
+        try:
+            secured = context.wrap_socket(raw, server_side=True)
+        except (OSError, ssl.SSLError):
+            raw.close()
+            continue
+        threading.Thread(target=handle, args=(secured,), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
