@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import CourierCore
 import Foundation
+import NIOPosix
 
 /// Sends Courier requests with AsyncHTTPClient over SwiftNIO: the same guarantees as
 /// ``Courier/URLSessionExecutor`` (held to the same conformance suite), at SwiftNIO's speed.
@@ -19,7 +20,8 @@ import Foundation
 ///   tracer would inject a second `traceparent` and record URLs unredacted).
 ///
 /// A client configured otherwise is refused when the executor is made
-/// (``ConfigurationError``); `HTTPClient.shared` is such a client.
+/// (``ConfigurationError``); `HTTPClient.shared` is such a client. For the one-liner, use
+/// ``shared``: an executor over a process-wide client made that way, which you never shut down.
 ///
 /// ```swift
 /// let client = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup,
@@ -89,6 +91,25 @@ public struct AsyncHTTPClientExecutor: Executor {
     ///     no limit.
     /// - Throws: ``ConfigurationError`` when the client follows redirects, decompresses bodies or
     ///   traces requests itself.
+    /// An executor over a process-wide `HTTPClient` made with ``clientConfiguration(_:)`` on
+    /// SwiftNIO's singleton event loops, as `HTTPClient.shared` is for AsyncHTTPClient: made on
+    /// first use, lives as long as the process, and is never shut down (do not shut down its
+    /// ``client``). Copy it to set a redirect policy, a size limit or hop middleware.
+    ///
+    /// ```swift
+    /// let user = try await AsyncHTTPClientExecutor.shared.send(.get |> url("https://api.example.com/me") |> decode(User.self))
+    /// ```
+    public static let shared: AsyncHTTPClientExecutor = {
+        let client = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: clientConfiguration())
+        // Made here with Courier's own configuration: nothing for the inspection to refuse.
+        return AsyncHTTPClientExecutor(transport: AsyncHTTPClientTransport(configuredClient: client))
+    }()
+
+    private init(transport: AsyncHTTPClientTransport) {
+        self.transport = transport
+        self.exchange = Exchange(transport: transport)
+    }
+
     public init(client: HTTPClient, redirects: RedirectPolicy = .follow, maximumResponseSize: Int? = nil) throws {
         let transport = try AsyncHTTPClientTransport(client: client)
         self.transport = transport

@@ -30,6 +30,11 @@ public struct AsyncHTTPClientTransport: Transport {
         self.client = client
     }
 
+    /// A transport over a client this package configured itself (``AsyncHTTPClientExecutor/shared``).
+    init(configuredClient client: HTTPClient) {
+        self.client = client
+    }
+
     /// Sends `request`, one hop, and returns once its head arrives (a redirect's included).
     ///
     /// With ``Courier/StreamOptions/buffersBody`` the body is gathered here, in hand; otherwise it

@@ -32,6 +32,28 @@ struct TransportTests {
         _ = try makeExecutor()
     }
 
+    /// The one-liner: no client to make or shut down, and Courier's guarantees still hold (its
+    /// redirect policy drops credentials across origins, it inflates gzip itself, no trace header).
+    @Test func theSharedExecutorNeedsNoClientAndKeepsCourierGuarantees() async throws {
+        let servers = try servers()
+        let shared = AsyncHTTPClientExecutor.shared
+        #expect(shared.client === AsyncHTTPClientExecutor.shared.client)
+        let target = servers.otherOrigin + "/headers"
+        let hop = try await shared.send(
+            .get |> baseURL(servers.httpbin) |> path("redirect-to") |> query("url", target) |> bearer("SHARED-SECRET"))
+        let echoed = String(decoding: hop.body, as: UTF8.self)
+        #expect(hop.status == 200)
+        #expect(!echoed.contains("SHARED-SECRET"))
+        #expect(!echoed.lowercased().contains("traceparent"))
+        let gzipped = try await shared.send(.get |> baseURL(servers.httpbin) |> path("gzip"))
+        #expect(String(decoding: gzipped.body, as: UTF8.self).contains("\"gzipped\": true"))
+        // A copy takes its own policy and limit; the client stays the shared one.
+        var limited = shared
+        limited.maximumResponseSize = 10
+        await #expect(throws: CourierError.self) { _ = try await limited.send(.get |> baseURL(servers.httpbin) |> path("bytes", 100)) }
+        #expect(limited.client === shared.client)
+    }
+
     @Test func noTraceHeaderIsAdded() async throws {
         let echoed = try await makeExecutor().send(.get |> baseURL(try servers().httpbin) |> path("headers"))
         let text = String(decoding: echoed.body, as: UTF8.self).lowercased()
