@@ -10,7 +10,7 @@ let upcoming: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enabl
 
 let package = Package(
     name: "CourierAsyncHTTPClient",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"])
     ],

@@ -5,7 +5,7 @@ import PackageDescription
 // Courier itself keeps no dependencies; it depends on Courier by path.
 let package = Package(
     name: "CourierHTTPTypes",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "CourierHTTPTypes", targets: ["CourierHTTPTypes"])
     ],

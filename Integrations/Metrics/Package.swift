@@ -5,7 +5,7 @@ import PackageDescription
 // keeps no dependencies; it depends on Courier by path.
 let package = Package(
     name: "CourierMetrics",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "CourierMetrics", targets: ["CourierMetrics"])
     ],

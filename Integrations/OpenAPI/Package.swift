@@ -6,7 +6,7 @@ import PackageDescription
 // bridge by path.
 let package = Package(
     name: "CourierOpenAPI",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"])
     ],
