@@ -9,9 +9,9 @@ import Testing
 /// HTTPS over URLSession against the TLS listeners `scripts/test` starts (certificates made at test
 /// time by a private test authority). FoundationNetworking on Linux trusts only the system's roots
 /// and cannot be given another per session, so there every listener fails the same typed,
-/// readable way (unknown issuer), and none reads a request byte; the finer causes (expired, not yet
-/// valid, host name, client certificate) are read from libcurl's text, held by `TLSProblemTests`
-/// with libcurl's exact words, and met for real on AsyncHTTPClient, which can trust the test CA.
+/// readable way (unknown issuer), and none reads a request byte. The finer causes (expired, not yet
+/// valid, host name) are met for real in `TrustedTLSTests`, which `scripts/test` runs where the
+/// system's bundle holds the test CA, and read from libcurl's exact words in `TLSProblemTests`.
 @Suite("Integration: TLS over URLSession", .serialized, .timeLimit(.minutes(2)))
 struct TLSTests {
     struct MissingServer: Error, CustomStringConvertible {
