@@ -13,7 +13,7 @@ enum URLSessionErrors {
         guard case .transport(let failure) = mapped.cause, let error = error as? URLError else { return mapped }
         // A TLS failure, whatever code FoundationNetworking gave it (-1 for a certificate it does
         // not accept, a lost connection for a client certificate the server required).
-        if failure.tlsProblem == nil, let problem = tlsProblem(error) {
+        if failure.tlsProblem == nil, let problem = tlsProblem(error, overTLS: request?.baseURL?.scheme?.lowercased() == "https") {
             return CourierError(.transport(.tls(problem, code: error.code.rawValue)), request: request, underlyingError: error)
         }
         guard failure.kind == .other, let (kind, message) = curlFailure(error) else { return mapped }
@@ -23,11 +23,19 @@ enum URLSessionErrors {
     /// The TLS problem libcurl's text names ("SSL certificate problem: certificate has expired",
     /// "… alert certificate required"), if it names one. FoundationNetworking reports every
     /// certificate failure as `URLError` code -1 with that text.
-    static func tlsProblem(_ error: URLError) -> TLSProblem? {
+    ///
+    /// Over TLS, libcurl's "getpeername() failed" means the server closed the connection right
+    /// after the handshake, before any request byte: what a server that requires a client
+    /// certificate does with TLS 1.3 (its refusal comes after the client finished), and not a
+    /// lost connection a retry would fix.
+    static func tlsProblem(_ error: URLError, overTLS: Bool = false) -> TLSProblem? {
         guard let text = error.userInfo[NSLocalizedDescriptionKey] as? String else {
             return error.code == .secureConnectionFailed ? .handshake("secureConnectionFailed") : nil
         }
         if let problem = TLSProblem.fromOpenSSL(text) { return problem }
+        if overTLS, text.contains("getpeername() failed") {
+            return .handshake("the server closed the connection right after it, before the request; a server that requires a client certificate does this")
+        }
         return error.code == .secureConnectionFailed ? .handshake("secureConnectionFailed") : nil
     }
 

@@ -64,8 +64,9 @@ struct TrustedTLSTests {
     }
 
     /// FoundationNetworking cannot present a client certificate: the server's refusal arrives
-    /// after the handshake, as libcurl's "getpeername() failed" (a lost connection), and no
-    /// request reaches the server.
+    /// after the handshake, as libcurl's "getpeername() failed", which over TLS is a
+    /// `secureConnectionFailed` (never a transient lost connection that retry middleware would
+    /// retry), and no request reaches the server.
     @Test func aServerThatRequiresAClientCertificateReadsNothing() async throws {
         try Self.requireTrust()
         let executor = URLSessionExecutor(configuration: .ephemeral)
@@ -77,7 +78,9 @@ struct TrustedTLSTests {
             Issue.record("\(String(describing: error))")
             return
         }
-        #expect(failure.kind == .secureConnectionFailed || failure.kind == .connectionLost, "\(failure)")
+        #expect(failure.kind == .secureConnectionFailed, "\(failure)")
+        #expect(error?.isTransient == false)
+        #expect(failure.message.contains("client certificate"))
         let after = try await Self.seen(executor)
         #expect(after["mtls"] == before["mtls"])
     }

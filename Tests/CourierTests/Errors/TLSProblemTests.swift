@@ -55,6 +55,26 @@ struct TLSProblemTests {
         #expect(!mapped.isTransient)
     }
 
+    /// libcurl's words when a TLS 1.3 server refuses a client without the certificate it requires:
+    /// over https not a lost connection (which retry middleware retries), over http unchanged.
+    @Test func aConnectionClosedRightAfterTheHandshakeIsATLSFailureOverHTTPSOnly() {
+        let text = "getpeername() failed with errno 107: Transport endpoint is not connected"
+        let error = URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: text])
+        let secure = URLSessionErrors.courierError(for: error, request: Request.get |> url("https://api.test/x"))
+        guard case .transport(let failure) = secure.cause else {
+            Issue.record("\(secure)")
+            return
+        }
+        #expect(failure.kind == .secureConnectionFailed)
+        #expect(!secure.isTransient)
+        let plain = URLSessionErrors.courierError(for: error, request: Request.get |> url("http://api.test/x"))
+        guard case .transport(let lost) = plain.cause else {
+            Issue.record("\(plain)")
+            return
+        }
+        #expect(lost.kind == .connectionLost)
+    }
+
     @Test func textThatIsNotAboutTLSKeepsItsMeaning() {
         #expect(TLSProblem.fromOpenSSL("transfer closed with 60 bytes remaining to read") == nil)
         let mapped = URLSessionErrors.courierError(
