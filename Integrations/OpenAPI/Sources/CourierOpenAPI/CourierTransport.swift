@@ -27,6 +27,10 @@ import OpenAPIRuntime
 ///   over as it arrives; an empty one (`204`, `304`, a `HEAD`, `Content-Length: 0`) is `nil`,
 ///   and one the generated code drops unread counts as left unread, not as a failure, in
 ///   Courier's logs and metrics.
+/// - Retries: a generated `GET`, `PUT` or `DELETE` is retried by `RetryMiddleware` (idempotent
+///   methods); a `POST` or `PATCH` never is, unless its operation ID is in
+///   ``retryableOperations`` (for operations the server makes safe to repeat, say with an
+///   idempotency key), and only while its body can be sent again (see ``repeatableBodyLimit``).
 /// - Errors are Courier's (``Courier/CourierError``); the generated client wraps them in its
 ///   `ClientError`, whose description shows the request it built, never a credential a Courier
 ///   middleware added afterwards.
@@ -38,16 +42,26 @@ public struct CourierTransport: ClientTransport {
     public var repeatableBodyLimit: Int
     /// How response bodies are delivered (buffer limit).
     public var streamOptions: StreamOptions
+    /// The operation IDs (the document's `operationId`s, as in the generated client's
+    /// `Operations` namespace) that retry middleware may send again whatever their method: a
+    /// `POST` or `PATCH` is retried only if it is named here. Empty by default.
+    public var retryableOperations: Set<String>
 
     /// Creates a transport.
     /// - Parameters:
     ///   - executor: The executor, with any middleware.
     ///   - repeatableBodyLimit: The largest request body gathered so it can be retried.
     ///   - streamOptions: How response bodies are delivered.
-    public init(_ executor: any Executor, repeatableBodyLimit: Int = 4 << 20, streamOptions: StreamOptions = StreamOptions()) {
+    ///   - retryableOperations: Operation IDs that retry middleware may send again even when their
+    ///     method is not idempotent (a `POST` the server deduplicates, say).
+    public init(
+        _ executor: any Executor, repeatableBodyLimit: Int = 4 << 20, streamOptions: StreamOptions = StreamOptions(),
+        retryableOperations: Set<String> = []
+    ) {
         self.executor = executor
         self.repeatableBodyLimit = max(0, repeatableBodyLimit)
         self.streamOptions = streamOptions
+        self.retryableOperations = retryableOperations
     }
 
     /// Sends a request the generated client made.
@@ -59,8 +73,9 @@ public struct CourierTransport: ClientTransport {
     /// - Returns: The response head and its body (`nil` when empty).
     /// - Throws: ``Courier/CourierError``.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        let courierRequest = try await Self.request(
+        var courierRequest = try await Self.request(
             from: request, body: body, baseURL: baseURL, operationID: operationID, repeatableBodyLimit: repeatableBodyLimit)
+        if retryableOperations.contains(operationID) { courierRequest = courierRequest |> retryable() }
         let response = try await executor.stream(courierRequest, options: streamOptions)
         let head = try response.head.httpResponse()
         // A body that is complete with the head (a HEAD, 204, 304, Content-Length: 0) arrives in

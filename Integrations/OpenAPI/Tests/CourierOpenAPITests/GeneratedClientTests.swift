@@ -85,6 +85,28 @@ struct GeneratedClientTests {
         #expect(try JSONDecoder().decode([String: String].self, from: sentBody) == ["title": "x"])
     }
 
+    /// A generated POST is not retried (its method is not idempotent) until its operation ID is
+    /// named in `retryableOperations`; then the same 503 is retried and the body sent again.
+    @Test func aPostIsRetriedOnlyWhenItsOperationIsOptedIn() async throws {
+        let retry = RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, baseDelay: .zero))
+        let stubbed = Stubbed(method: "POST", url: "memory://x", headers: [:], json: ["title": "again"])
+        for (operations, expected) in [(Set<String>(), 1), (["postAnything"], 2)] {
+            let server = InMemoryExecutor(routes: [
+                .init(.post, "/anything/{item}", script: [.status(503)], then: .json(stubbed))
+            ])
+            let transport = CourierTransport(server.with(retry), retryableOperations: operations)
+            let client = Client(serverURL: try #require(URL(string: "https://api.test")), transport: transport)
+            let output = try await client.postAnything(path: .init(item: "x"), body: .json(.init(title: "again")))
+            #expect(server.requests.count == expected)
+            #expect(server.requests.allSatisfy { $0.body == server.requests.first?.body && $0.body != nil })
+            if expected == 2 {
+                #expect(try output.ok.body.json.json?.title == "again")
+            } else if case .ok = output {
+                Issue.record("a POST that is not opted in was retried")
+            }
+        }
+    }
+
     /// An operation that declares no content (getStatus' 200) drops whatever body comes: over
     /// any transport the stream of an empty body is complete with its head, and a body the
     /// generated code drops is logged as not read, never as a cancelled request.

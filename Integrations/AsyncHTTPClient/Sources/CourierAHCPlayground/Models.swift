@@ -1,1 +1,0 @@
-../../../../Playground/Models.swift

@@ -1,1 +1,0 @@
-../../../../Playground/OfflineServer.swift

@@ -1,1 +1,0 @@
-../../../../OpenAPI/Tests/CourierOpenAPITests/Generated/Client.swift
