@@ -2,8 +2,9 @@
 import PackageDescription
 
 // Courier on SwiftNIO: an executor over AsyncHTTPClient. A package of its own, so that Courier
-// itself keeps no dependencies; it depends on Courier's core (CourierCore, no FoundationNetworking)
-// by path.
+// itself keeps no dependencies; it depends on Courier's core (CourierCore, no FoundationNetworking).
+// In Courier's repository it names Courier by path, with the identity its URL will have;
+// scripts/release makes it a repository of its own that names Courier by URL and version.
 
 /// The upcoming features every target here builds with, as Courier's own do.
 let upcoming: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
@@ -15,7 +16,7 @@ let package = Package(
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"])
     ],
     dependencies: [
-        .package(name: "Courier", path: "../.."),
+        .package(name: "courier", path: "../.."),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // TLS failures are read from SwiftNIO SSL's errors (already a dependency of AsyncHTTPClient).
@@ -24,11 +25,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         // For a test that configures decompression (already a dependency of AsyncHTTPClient).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        // For a test that runs a generated OpenAPI client over this transport (the client's
-        // files are symbolic links to Integrations/OpenAPI's generated test client).
-        .package(name: "CourierOpenAPI", path: "../OpenAPI"),
-        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // zlib, which SwiftNIO's own HTTP compression links too: Courier inflates response bodies
@@ -38,7 +34,7 @@ let package = Package(
             name: "CourierAsyncHTTPClient",
             dependencies: [
                 "CCourierZlib",
-                .product(name: "CourierCore", package: "Courier"),
+                .product(name: "CourierCore", package: "courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -50,26 +46,13 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
-        // The Playground's tour over AsyncHTTPClient (its Tour, Models and OfflineServer files are symbolic
-        // links to the Playground's own files).
-        .executableTarget(
-            name: "CourierAHCPlayground",
-            dependencies: [
-                "CourierAsyncHTTPClient",
-                .product(name: "CourierCore", package: "Courier"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            swiftSettings: upcoming
-        ),
         // Live rows of Benchmarks/README.md: Courier on AsyncHTTPClient against raw
         // AsyncHTTPClient and raw URLSession, each measurement in a fresh process (Benchmarks/run).
         .executableTarget(
             name: "CourierAHCBenchmarks",
             dependencies: [
                 "CourierAsyncHTTPClient",
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "Courier", package: "courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -85,7 +68,7 @@ let package = Package(
             name: "CourierAHCHeadProbe",
             dependencies: [
                 "CourierAsyncHTTPClient",
-                .product(name: "CourierCore", package: "Courier"),
+                .product(name: "CourierCore", package: "courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -98,15 +81,12 @@ let package = Package(
                 "CourierAsyncHTTPClient",
                 // Built with the tests: HostileHeadTests runs it as a child process.
                 "CourierAHCHeadProbe",
-                .product(name: "Courier", package: "Courier"),
-                .product(name: "CourierConformance", package: "Courier"),
+                .product(name: "Courier", package: "courier"),
+                .product(name: "CourierConformance", package: "courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
-                .product(name: "CourierOpenAPI", package: "CourierOpenAPI"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

@@ -3,7 +3,9 @@ import PackageDescription
 
 // A swift-openapi-runtime ClientTransport over any Courier executor: a package of its own, so
 // that Courier itself keeps no dependencies; it depends on Courier and its swift-http-types
-// bridge by path.
+// bridge.
+// In Courier's repository it names Courier by path, with the identity its URL will have;
+// scripts/release makes it a repository of its own that names Courier by URL and version.
 let package = Package(
     name: "CourierOpenAPI",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
@@ -11,8 +13,8 @@ let package = Package(
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"])
     ],
     dependencies: [
-        .package(name: "Courier", path: "../.."),
-        .package(name: "CourierHTTPTypes", path: "../HTTPTypes"),
+        .package(name: "courier", path: "../.."),
+        .package(name: "courier-http-types", path: "../HTTPTypes"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
@@ -20,8 +22,8 @@ let package = Package(
         .target(
             name: "CourierOpenAPI",
             dependencies: [
-                .product(name: "CourierCore", package: "Courier"),
-                .product(name: "CourierHTTPTypes", package: "CourierHTTPTypes"),
+                .product(name: "CourierCore", package: "courier"),
+                .product(name: "CourierHTTPTypes", package: "courier-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -33,7 +35,7 @@ let package = Package(
             name: "CourierOpenAPITests",
             dependencies: [
                 "CourierOpenAPI",
-                .product(name: "Courier", package: "Courier"),
+                .product(name: "Courier", package: "courier"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

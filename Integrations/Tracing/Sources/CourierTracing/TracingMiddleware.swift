@@ -11,8 +11,7 @@ import Tracing
 ///   a URL template: `GET /users/{id}`); never a raw path, which would carry identifiers.
 /// - Attributes: `http.request.method`, `url.full` (userinfo and sensitive query values hidden),
 ///   `server.address`, `server.port`, `url.scheme`, `http.request.resend_count` (for a retry,
-///   from ``Courier/RetryPolicy/currentAttempt``; redirects are followed inside the transport,
-///   within the same span), `courier.operation_id` (``Courier/Request/operationID``, an OpenAPI
+///   from ``Courier/RetryPolicy/currentAttempt``), `courier.operation_id` (``Courier/Request/operationID``, an OpenAPI
 ///   operation, when set), `http.response.status_code`, `http.response.body.size`, and
 ///   `error.type` (``Courier/CourierError/errorType``, or the status code for a 4xx or 5xx, which
 ///   also set the span's status to error).
@@ -23,6 +22,8 @@ import Tracing
 ///   executor refuses a client that does).
 ///
 /// Put it outside ``Courier/RetryMiddleware`` for one span per call, inside for one per attempt.
+/// In `with(_:)` one span covers the call, redirects included; in an exchange's
+/// ``Courier/Exchange/eachHop(_:)`` every redirect hop gets a span of its own.
 ///
 /// ```swift
 /// let executor = URLSessionExecutor().with(TracingMiddleware(), RetryMiddleware())
