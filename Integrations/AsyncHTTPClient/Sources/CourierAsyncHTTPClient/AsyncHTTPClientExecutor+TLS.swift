@@ -5,7 +5,7 @@ import NIOSSL
 
 extension AsyncHTTPClientExecutor {
     /// ``clientConfiguration(_:)`` with `tls` applied to its TLS configuration: the authorities
-    /// ``TLSOptions/trust`` names and the client certificate of ``TLSOptions/clientIdentity``.
+    /// ``/Courier/TLSOptions/trust`` names and the client certificate of ``/Courier/TLSOptions/clientIdentity``.
     /// Certificate verification stays full (chain and host name): Courier never turns it off.
     ///
     /// ```swift
@@ -18,7 +18,7 @@ extension AsyncHTTPClientExecutor {
     ///   - base: The configuration to start from.
     ///   - tls: Whom to trust and who the client is.
     /// - Returns: The configuration.
-    /// - Throws: ``TLSOptions/Invalid`` when SwiftNIO SSL cannot read a certificate or the key
+    /// - Throws: ``/Courier/TLSOptions/Invalid`` when SwiftNIO SSL cannot read a certificate or the key
     ///   (the reason never holds key material).
     public static func clientConfiguration(
         _ base: HTTPClient.Configuration = HTTPClient.Configuration(), tls: TLSOptions

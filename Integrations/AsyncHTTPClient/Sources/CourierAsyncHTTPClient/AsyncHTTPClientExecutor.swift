@@ -4,18 +4,18 @@ import Foundation
 import NIOPosix
 
 /// Sends Courier requests with AsyncHTTPClient over SwiftNIO: the same guarantees as
-/// ``Courier/URLSessionExecutor`` (held to the same conformance suite), at SwiftNIO's speed.
+/// ``/Courier/URLSessionExecutor`` (held to the same conformance suite), at SwiftNIO's speed.
 ///
 /// The executor borrows an `HTTPClient` you own (and shut down); it never makes or shuts one
 /// down itself. Courier decides what AsyncHTTPClient would otherwise decide on its own, so the
 /// client must leave it to Courier: make it with ``clientConfiguration(_:)`` (or set the same
 /// three things on yours):
-/// - **redirects** disallowed: Courier's ``Courier/RedirectPolicy`` takes every hop (it drops
+/// - **redirects** disallowed: Courier's ``/Courier/RedirectPolicy`` takes every hop (it drops
 ///   userinfo, credentials and your sensitive headers when a hop leaves the origin, and never
 ///   treats `304` or `305` as a redirect);
 /// - **decompression** disabled: Courier inflates `gzip` and `deflate` bodies itself, one piece
 ///   at a time, so the size limit bounds memory (a compression bomb stops at the limit) and a body
-///   cut inside the compressed stream is a ``Courier/TransportFailure/Kind/truncatedBody``;
+///   cut inside the compressed stream is a ``/Courier/TransportFailure/Kind/truncatedBody``;
 /// - **tracing** off: Courier's own observability decides what is traced (AsyncHTTPClient's
 ///   tracer would inject a second `traceparent` and record URLs unredacted).
 ///
@@ -32,14 +32,14 @@ import NIOPosix
 /// ```
 ///
 /// Bodies stream with real backpressure: a slow reader slows the socket (nothing is spilled to
-/// disk). ``Courier/Request/timeout`` is the longest wait for the head or for the next body bytes,
-/// per request; ``Courier/Request/deadline`` bounds the whole exchange, body included (Courier
+/// disk). ``/Courier/Request/timeout`` is the longest wait for the head or for the next body bytes,
+/// per request; ``/Courier/Request/deadline`` bounds the whole exchange, body included (Courier
 /// enforces it, as on every transport). Cancelling the task, or stopping the body stream, stops
 /// the transfer at once. Upload bodies (data, files, multipart, byte sequences) stream out with
-/// their length when it is known. ``Courier/Request/cachePolicy`` does not apply: this transport
+/// their length when it is known. ``/Courier/Request/cachePolicy`` does not apply: this transport
 /// has no cache.
 ///
-/// The executor is a Courier ``Courier/Exchange`` over an ``AsyncHTTPClientTransport``: Courier
+/// The executor is a Courier ``/Courier/Exchange`` over an ``AsyncHTTPClientTransport``: Courier
 /// takes every redirect hop, and middleware that must see each hop goes in ``eachHop(_:)``.
 public struct AsyncHTTPClientExecutor: Executor {
     /// The transport that sends each hop.
@@ -62,8 +62,8 @@ public struct AsyncHTTPClientExecutor: Executor {
         set { exchange.maximumResponseSize = newValue }
     }
     /// Middleware run around every hop of a redirect chain, outermost first
-    /// (``Courier/Exchange/hopMiddleware``); middleware for the whole call goes in
-    /// ``Courier/Executor/with(_:)``.
+    /// (``/Courier/Exchange/hopMiddleware``); middleware for the whole call goes in
+    /// ``/Courier/Executor/with(_:)``.
     public var hopMiddleware: [any Middleware] {
         get { exchange.hopMiddleware }
         set { exchange.hopMiddleware = newValue }
@@ -84,10 +84,10 @@ public struct AsyncHTTPClientExecutor: Executor {
     /// - Parameters:
     ///   - client: A client you own, made with ``clientConfiguration(_:)`` or configured the
     ///     same way; you shut it down when done.
-    ///   - redirects: How redirects are followed; ``Courier/RedirectPolicy/follow`` by default.
+    ///   - redirects: How redirects are followed; ``/Courier/RedirectPolicy/follow`` by default.
     ///   - maximumResponseSize: The most bytes a response body may have, counted after
     ///     decompression, error and redirect bodies included; a larger one stops the transfer
-    ///     with ``Courier/CourierError/Cause/responseTooLarge(limit:)``. `nil` (the default) sets
+    ///     with ``/Courier/CourierError/Cause/responseTooLarge(limit:)``. `nil` (the default) sets
     ///     no limit.
     /// - Throws: ``ConfigurationError`` when the client follows redirects, decompresses bodies or
     ///   traces requests itself.
@@ -135,13 +135,13 @@ public struct AsyncHTTPClientExecutor: Executor {
 
     /// Sends `request` and every redirect the policy follows; returns once the last head arrives.
     ///
-    /// With ``Courier/StreamOptions/buffersBody`` the body is gathered, in hand; otherwise it
-    /// streams through a ``Courier/ByteStream`` with backpressure.
+    /// With ``/Courier/StreamOptions/buffersBody`` the body is gathered, in hand; otherwise it
+    /// streams through a ``/Courier/ByteStream`` with backpressure.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: How the body is delivered.
     /// - Returns: The head and the body.
-    /// - Throws: ``Courier/CourierError``.
+    /// - Throws: ``/Courier/CourierError``.
     public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         try await exchange.execute(request, options: options)
     }

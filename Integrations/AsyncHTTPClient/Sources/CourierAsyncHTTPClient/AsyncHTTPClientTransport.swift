@@ -5,12 +5,12 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
-/// Sends one hop with AsyncHTTPClient: the ``Courier/Transport`` under
+/// Sends one hop with AsyncHTTPClient: the ``/Courier/Transport`` under
 /// ``AsyncHTTPClientExecutor``.
 ///
 /// It keeps what is AsyncHTTPClient's own: rendering the request for it, inflating `gzip` and
 /// `deflate` bodies piece by piece (so the exchange's size limit bounds memory), and mapping its
-/// errors. A redirect is handed back as the response; the ``Courier/Exchange`` follows it, and
+/// errors. A redirect is handed back as the response; the ``/Courier/Exchange`` follows it, and
 /// holds every body to the size limit, the framing check and the idle timer. The client must
 /// leave redirects, decompression and tracing to Courier
 /// (``AsyncHTTPClientExecutor/clientConfiguration(_:)``).
@@ -37,13 +37,13 @@ public struct AsyncHTTPClientTransport: Transport {
 
     /// Sends `request`, one hop, and returns once its head arrives (a redirect's included).
     ///
-    /// With ``Courier/StreamOptions/buffersBody`` the body is gathered here, in hand; otherwise it
-    /// streams through a ``Courier/ByteStream`` with backpressure.
+    /// With ``/Courier/StreamOptions/buffersBody`` the body is gathered here, in hand; otherwise it
+    /// streams through a ``/Courier/ByteStream`` with backpressure.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: How the body is delivered.
     /// - Returns: The head and the body.
-    /// - Throws: ``Courier/CourierError``.
+    /// - Throws: ``/Courier/CourierError``.
     public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
         let (prepared, url) = try Self.prepare(request, progress: options.uploadProgress)
         let response: HTTPClientResponse

@@ -6,8 +6,8 @@ import NIOFoundationCompat
 import NIOHTTP1
 
 /// Reads one response body from AsyncHTTPClient, decompressed piece by piece: either gathered
-/// whole (``collect()``) or handed to a reader through a ``Courier/ByteStream`` with backpressure
-/// (``stream(bufferLimit:)``), where the ``Courier/Exchange`` holds it to the size limit, the
+/// whole (``collect()``) or handed to a reader through a ``/Courier/ByteStream`` with backpressure
+/// (``stream(bufferLimit:)``), where the ``/Courier/Exchange`` holds it to the size limit, the
 /// framing check and the idle timer as the pieces go in.
 struct BodyReader: Sendable {
     let response: HTTPClientResponse
@@ -23,7 +23,7 @@ struct BodyReader: Sendable {
 
     /// Reads the body, handing each decoded piece to `deliver` (which returns `false` to stop).
     /// - Returns: `false` when `deliver` stopped it.
-    /// - Throws: ``Courier/CourierError``: truncated or corrupt compressed data, or the
+    /// - Throws: ``/Courier/CourierError``: truncated or corrupt compressed data, or the
     ///   transport's failure.
     private func pump(_ deliver: (Data) async -> Bool) async throws -> Bool {
         let inflater = makeInflater()

@@ -27,9 +27,9 @@ extension CourierCore.HTTPHeaders {
     /// Checked first: `HTTPField` would turn a byte that is not allowed in a value into a space
     /// (and a name that is not a token cannot be made at all), so a header that cannot travel
     /// unchanged is an error here, never silently altered.
-    /// - Parameter redaction: What else counts as sensitive (a request's own ``Courier/Redaction``).
+    /// - Parameter redaction: What else counts as sensitive (a request's own ``/Courier/Redaction``).
     /// - Returns: The fields.
-    /// - Throws: ``Courier/CourierError`` with ``Courier/CourierError/Cause/invalidRequest(_:)``
+    /// - Throws: ``/Courier/CourierError`` with ``/Courier/CourierError/Cause/invalidRequest(_:)``
     ///   naming the header (never its value).
     public func httpFields(redaction: Redaction = Redaction()) throws(CourierError) -> HTTPFields {
         var converted = HTTPFields()

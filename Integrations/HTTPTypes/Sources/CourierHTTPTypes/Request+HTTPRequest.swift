@@ -11,7 +11,7 @@ extension Request {
     /// - Parameters:
     ///   - httpRequest: The request.
     ///   - body: The body, if any.
-    /// - Throws: ``Courier/CourierError`` with ``Courier/CourierError/Cause/invalidRequest(_:)``
+    /// - Throws: ``/Courier/CourierError`` with ``/Courier/CourierError/Cause/invalidRequest(_:)``
     ///   when the request has no absolute URL (a `CONNECT`, `OPTIONS *`, or a missing scheme or
     ///   authority) or the result would not pass Courier's validation.
     public init(httpRequest: HTTPRequest, body: Data? = nil) throws(CourierError) {
@@ -29,12 +29,12 @@ extension Request {
     /// This request in swift-http-types' form, validated first (an invalid request is never
     /// converted): method, scheme, authority and the percent-encoded path and query as Courier
     /// sends them, and the header fields in order with sensitive ones (the request's
-    /// ``Courier/Request/redaction`` and standard credentials) marked `.disallow`.
+    /// ``/Courier/Request/redaction`` and standard credentials) marked `.disallow`.
     ///
-    /// The body is not part of an `HTTPRequest`: send ``Courier/Request/body`` (or the
-    /// ``Courier/Request/bodySource``) beside it.
+    /// The body is not part of an `HTTPRequest`: send ``/Courier/Request/body`` (or the
+    /// ``/Courier/Request/bodySource``) beside it.
     /// - Returns: The request.
-    /// - Throws: ``Courier/CourierError`` with ``Courier/CourierError/Cause/invalidRequest(_:)``
+    /// - Throws: ``/Courier/CourierError`` with ``/Courier/CourierError/Cause/invalidRequest(_:)``
     ///   for a request with problems, or one whose URL carries userinfo (an `HTTPRequest`
     ///   authority has no place for credentials: use `basicAuth` instead).
     public func httpRequest() throws(CourierError) -> HTTPRequest {

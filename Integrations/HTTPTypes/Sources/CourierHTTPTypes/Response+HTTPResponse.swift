@@ -17,7 +17,7 @@ extension Response {
     /// This response's head in swift-http-types' form: the status (with its standard reason
     /// phrase where Courier knows it) and the header fields in order, repeats kept.
     /// - Returns: The response head.
-    /// - Throws: ``Courier/CourierError`` with a ``Courier/TransportFailure/Kind/badResponse``
+    /// - Throws: ``/Courier/CourierError`` with a ``/Courier/TransportFailure/Kind/badResponse``
     ///   failure when the status is not a three-digit code or a header cannot travel unchanged.
     public func httpResponse() throws(CourierError) -> HTTPResponse {
         guard (100...999).contains(status) else {

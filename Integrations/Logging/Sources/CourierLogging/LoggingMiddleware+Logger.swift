@@ -31,7 +31,7 @@ extension LoggingMiddleware {
 
     /// Logging middleware that writes each event to a swift-log `Logger`, with the event's
     /// one-line summary as the message and OpenTelemetry's attribute names as metadata, every
-    /// value redacted as ``LoggingMiddleware`` redacts it:
+    /// value redacted as ``/Courier/LoggingMiddleware`` redacts it:
     ///
     /// | key | value |
     /// | --- | --- |
@@ -42,10 +42,10 @@ extension LoggingMiddleware {
     /// | `http.response.status_code` | `200` (responses) |
     /// | `http.response.body.size` | bytes received (a body in hand, or a stream that ended) |
     /// | `http.client.request.duration` | seconds from sending to this event |
-    /// | `error.type` | ``Courier/CourierError/errorType`` (failures) |
+    /// | `error.type` | ``/Courier/CourierError/errorType`` (failures) |
     /// | `courier.event` | `request`, `response`, `stream_ended` or `failure` |
     /// | `courier.stream.ending` | `complete`, `abandoned` (the reader stopped or dropped the body: not a failure) or `failed` (stream ends) |
-    /// | `courier.operation_id` | the request's ``Courier/Request/operationID`` (an OpenAPI operation), when set |
+    /// | `courier.operation_id` | the request's ``/Courier/Request/operationID`` (an OpenAPI operation), when set |
     /// | `courier.request.body`, `courier.response.body` | the body as logged, when `bodies` is on |
     ///
     /// ```swift

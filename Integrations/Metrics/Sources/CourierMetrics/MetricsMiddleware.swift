@@ -14,13 +14,13 @@ import Foundation
 ///
 /// Dimensions: `http.request.method`, `server.address`, `server.port`, `url.scheme`, and on the
 /// duration and sizes `http.response.status_code` (when a response arrived) and `error.type`
-/// (``Courier/CourierError/errorType`` for a failure, the status code for a 4xx or 5xx, as the
+/// (``/Courier/CourierError/errorType`` for a failure, the status code for a 4xx or 5xx, as the
 /// conventions say). A streamed body the reader stops reading, or drops unread (a generated
 /// client's operation that declares no content), is not an error: the request counts by its
 /// status, and the body size is what the reader took. No URL path, query or header value is
 /// ever a dimension: cardinality stays bounded and secrets stay out.
 ///
-/// Put it inside ``Courier/RetryMiddleware`` to count every attempt, outside to count each call
+/// Put it inside ``/Courier/RetryMiddleware`` to count every attempt, outside to count each call
 /// once.
 ///
 /// ```swift

@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
-/// A swift-openapi-runtime `ClientTransport` over any Courier ``Courier/Executor``: a generated
+/// A swift-openapi-runtime `ClientTransport` over any Courier ``/Courier/Executor``: a generated
 /// OpenAPI client gets Courier's middleware (retry, auth refresh, logging with redaction, limits,
 /// HAR record and replay), its redirect rules and size limits, and its in-memory executor for
 /// tests.
@@ -17,7 +17,7 @@ import OpenAPIRuntime
 ///
 /// - The request's path arrives percent-encoded from the generated code and is sent exactly as
 ///   it is (never encoded twice); header fields keep their order and repeats.
-/// - The operation ID becomes the request's ``Courier/Request/operationID``, which logging and
+/// - The operation ID becomes the request's ``/Courier/Request/operationID``, which logging and
 ///   tracing middleware record.
 /// - Bodies stream both ways. A request body of known length that can be iterated again (what
 ///   the generated code makes for JSON and forms) is gathered, up to ``repeatableBodyLimit``
@@ -31,7 +31,7 @@ import OpenAPIRuntime
 ///   methods); a `POST` or `PATCH` never is, unless its operation ID is in
 ///   ``retryableOperations`` (for operations the server makes safe to repeat, say with an
 ///   idempotency key), and only while its body can be sent again (see ``repeatableBodyLimit``).
-/// - Errors are Courier's (``Courier/CourierError``); the generated client wraps them in its
+/// - Errors are Courier's (``/Courier/CourierError``); the generated client wraps them in its
 ///   `ClientError`, whose description shows the request it built, never a credential a Courier
 ///   middleware added afterwards.
 public struct CourierTransport: ClientTransport {
@@ -71,7 +71,7 @@ public struct CourierTransport: ClientTransport {
     ///   - baseURL: The server URL.
     ///   - operationID: The OpenAPI operation.
     /// - Returns: The response head and its body (`nil` when empty).
-    /// - Throws: ``Courier/CourierError``.
+    /// - Throws: ``/Courier/CourierError``.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         var courierRequest = try await Self.request(
             from: request, body: body, baseURL: baseURL, operationID: operationID, repeatableBodyLimit: repeatableBodyLimit)

@@ -11,9 +11,9 @@ import Tracing
 ///   a URL template: `GET /users/{id}`); never a raw path, which would carry identifiers.
 /// - Attributes: `http.request.method`, `url.full` (userinfo and sensitive query values hidden),
 ///   `server.address`, `server.port`, `url.scheme`, `http.request.resend_count` (for a retry,
-///   from ``Courier/RetryPolicy/currentAttempt``), `courier.operation_id` (``Courier/Request/operationID``, an OpenAPI
+///   from ``/Courier/RetryPolicy/currentAttempt``), `courier.operation_id` (``/Courier/Request/operationID``, an OpenAPI
 ///   operation, when set), `http.response.status_code`, `http.response.body.size`, and
-///   `error.type` (``Courier/CourierError/errorType``, or the status code for a 4xx or 5xx, which
+///   `error.type` (``/Courier/CourierError/errorType``, or the status code for a 4xx or 5xx, which
 ///   also set the span's status to error).
 /// - The span ends with the response body: at once for a body in hand, when the reader is done
 ///   with a streamed one (never buffered to find out).
@@ -21,9 +21,9 @@ import Tracing
 ///   `traceparent`s; a transport that traces by itself would add a second (the AsyncHTTPClient
 ///   executor refuses a client that does).
 ///
-/// Put it outside ``Courier/RetryMiddleware`` for one span per call, inside for one per attempt.
+/// Put it outside ``/Courier/RetryMiddleware`` for one span per call, inside for one per attempt.
 /// In `with(_:)` one span covers the call, redirects included; in an exchange's
-/// ``Courier/Exchange/eachHop(_:)`` every redirect hop gets a span of its own.
+/// ``/Courier/Exchange/eachHop(_:)`` every redirect hop gets a span of its own.
 ///
 /// ```swift
 /// let executor = URLSessionExecutor().with(TracingMiddleware(), RetryMiddleware())
