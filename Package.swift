@@ -8,6 +8,22 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// What CI holds code to, when `COURIER_STRICT` is set (`.ci/run` sets it): warnings are errors,
+/// and so is an expression of the library or the Playground that takes over 100 ms to type-check
+/// (long builder chains must stay cheap to compile); test expressions (`#expect` over closures
+/// and collections: 60 to 200 ms here, swinging 2x with the machine's load) get 300 ms. Set per
+/// target so that one build serves both, and in the manifest rather than on the command line so
+/// that every SwiftPM command on the package (build, test, run, dump-symbol-graph) compiles the
+/// same way and nothing is compiled twice. Without the variable (a package that depends on
+/// Courier never has it) the manifest has no unsafe flags.
+let strict = Context.environment["COURIER_STRICT"] != nil
+func strictFlags(typeCheckingMilliseconds: Int) -> [SwiftSetting] {
+    guard strict else { return [] }
+    return [.unsafeFlags(["-warnings-as-errors", "-Xfrontend", "-warn-long-expression-type-checking=\(typeCheckingMilliseconds)"])]
+}
+let librarySettings = strictSettings + strictFlags(typeCheckingMilliseconds: 100)
+let testSettings = strictSettings + strictFlags(typeCheckingMilliseconds: 300)
+
 let package = Package(
     name: "Courier",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
@@ -28,7 +44,7 @@ let package = Package(
         .target(
             name: "CourierCore",
             path: "Sources/CourierCore",
-            swiftSettings: strictSettings
+            swiftSettings: librarySettings
         ),
         // URLSession (FoundationNetworking on Linux): the transport, URLRequest rendering, the
         // libcurl error texts.
@@ -36,44 +52,44 @@ let package = Package(
             name: "CourierURLSession",
             dependencies: ["CourierCore"],
             path: "Sources/CourierURLSession",
-            swiftSettings: strictSettings
+            swiftSettings: librarySettings
         ),
         // The umbrella `import Courier`, and the documentation catalog.
         .target(
             name: "Courier",
             dependencies: ["CourierCore", "CourierURLSession"],
             path: "Sources/Courier",
-            swiftSettings: strictSettings
+            swiftSettings: librarySettings
         ),
         .target(
             name: "CourierConformance",
             dependencies: ["CourierCore"],
             path: "Sources/CourierConformance",
-            swiftSettings: strictSettings
+            swiftSettings: librarySettings
         ),
         .executableTarget(
             name: "Playground",
             dependencies: ["Courier"],
             path: "Playground",
-            swiftSettings: strictSettings
+            swiftSettings: librarySettings
         ),
         .target(
             name: "TestSupport",
             dependencies: ["Courier"],
             path: "Tests/TestSupport",
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "CourierTests",
             dependencies: ["Courier", "CourierConformance", "TestSupport"],
             path: "Tests/CourierTests",
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Courier", "CourierConformance", "TestSupport"],
             path: "Tests/IntegrationTests",
-            swiftSettings: strictSettings
+            swiftSettings: testSettings
         ),
     ],
     swiftLanguageModes: [.v6]
