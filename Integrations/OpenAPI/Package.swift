@@ -30,7 +30,8 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),
         // The client in Generated/ was made from openapi.yaml by swift-openapi-generator
-        // (generate.sh regenerates it); committed, so that building the tests needs no generator.
+        // (Courier's scripts/generate-openapi regenerates it); committed, so that building the tests
+        // needs no generator.
         .testTarget(
             name: "CourierOpenAPITests",
             dependencies: [
