@@ -37,9 +37,23 @@ enum URLSyntax {
         }
         guard let resolved = URL(string: reference, relativeTo: base)?.absoluteURL,
             let scheme = resolved.scheme.map(HTTPSyntax.asciiLowercased), scheme == "http" || scheme == "https",
-            let host = resolved.host, !host.isEmpty
+            let host = resolved.host, !host.isEmpty,
+            let canonical = lowercasingSchemeAndHost(resolved)
         else { return .failure(Refusal(reason: "does not resolve to an absolute http or https URL")) }
-        return .success(resolved)
+        return .success(canonical)
+    }
+
+    /// `url` with its scheme and host in lowercase, the canonical form of the two parts RFC 3986
+    /// makes case-insensitive (§6.2.2.1), so that every later comparison and every printed URL
+    /// sees one spelling; path, query and fragment keep their case.
+    private static func lowercasingSchemeAndHost(_ url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        let scheme = components.scheme.map(HTTPSyntax.asciiLowercased)
+        let host = components.percentEncodedHost.map(HTTPSyntax.asciiLowercased)
+        if scheme == components.scheme && host == components.percentEncodedHost { return url }
+        components.scheme = scheme
+        components.percentEncodedHost = host
+        return components.url
     }
 
     /// Why a reference was refused.

@@ -159,6 +159,19 @@ struct RedirectPolicyTests {
         #expect(next.renderedURL.lowercased() == expected.lowercased())
     }
 
+    /// Scheme and host are case-insensitive (RFC 3986 §6.2.2.1): the next hop carries them in
+    /// lowercase whatever case the server wrote, so every later comparison sees one spelling.
+    /// Found by the Location fuzz target (`httPs://…` came back as `httPs`).
+    @Test(arguments: [
+        ("HTTPS://API.Test/Y?Q=A", "https://api.test/Y?Q=A"), ("httPs://api.test/x", "https://api.test/x"),
+        ("https://Other.TEST:8443/Path", "https://other.test:8443/Path"), ("//API.test/z", "https://api.test/z"),
+    ])
+    func theNextHopsSchemeAndHostAreLowercase(location: String, expected: String) throws {
+        var chain = try chain("GET")
+        let next = try #require(follow(RedirectPolicy.follow.next(status: 302, location: location, chain: &chain)))
+        #expect(next.renderedURL == expected)
+    }
+
     /// A server must not choose the Basic credentials of the next hop.
     @Test(arguments: ["http://evil:PW@other.test/", "https://user@api.test/x", "//u:p@other.test/"])
     func userinfoInTheTargetIsDropped(location: String) throws {
