@@ -233,7 +233,9 @@ struct ContentRange: Equatable {
         let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
         let parts = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let start = Int64(parts[0][..<dash]),
-            let end = Int64(parts[0][parts[0].index(after: dash)...]), start >= 0, end >= start
+            let end = Int64(parts[0][parts[0].index(after: dash)...]), start >= 0, end >= start,
+            // The part's length (end − start + 1) must fit.
+            end - start < Int64.max
         else { return nil }
         self.start = start
         self.end = end
