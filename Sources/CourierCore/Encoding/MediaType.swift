@@ -29,15 +29,24 @@ public struct MediaType: RawRepresentable, Sendable, Hashable, ExpressibleByStri
 
     /// Whether `other` is acceptable where `self` is expected: equal essences, a `*` wildcard in
     /// `self`, or a structured suffix (`application/problem+json` matches `application/json`).
+    ///
+    /// Both must be well formed, `type/subtype` with each a token
+    /// ([RFC 9110 §5.6.2](https://www.rfc-editor.org/rfc/rfc9110#section-5.6.2)): anything else
+    /// (`/json`, `application/`, `a/b/c`, whitespace inside) matches nothing.
     /// - Parameter other: The media type received.
     public func matches(_ other: MediaType) -> Bool {
-        let expected = essence.split(separator: "/", maxSplits: 1).map(String.init)
-        let actual = other.essence.split(separator: "/", maxSplits: 1).map(String.init)
-        guard expected.count == 2, actual.count == 2 else { return false }
+        guard let expected = Self.parts(of: essence), let actual = Self.parts(of: other.essence) else { return false }
         if expected[0] == "*" { return true }
         guard expected[0] == actual[0] else { return false }
         if expected[1] == "*" || expected[1] == actual[1] { return true }
         return actual[1].hasSuffix("+" + expected[1])
+    }
+
+    /// The type and subtype of an essence, when both are tokens.
+    private static func parts(of essence: String) -> [Substring]? {
+        let parts = essence.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(HTTPSyntax.isTokenByte) }) else { return nil }
+        return parts
     }
 
     /// `application/json`
