@@ -21,8 +21,50 @@ struct BodyRedactor: Sendable {
 
     init(redaction: Redaction, secrets: [String]) {
         self.redaction = redaction
-        self.secrets = secrets.filter { $0.utf8.count >= 4 && $0 != Redaction.placeholder }
+        let values = secrets.filter { $0.utf8.count >= 4 && $0 != Redaction.placeholder }
+        // Each value also as JSON encoders write it inside a string: an echo in a JSON body
+        // carries it so.
+        var seen = Set<String>()
+        self.secrets = values.flatMap(Self.jsonSpellings).filter { seen.insert($0).inserted }
             .sorted { $0.utf8.count > $1.utf8.count }
+    }
+
+    /// `value` as written and as JSON encoders write it inside a string: quotes, backslashes and
+    /// control characters escaped; then also `/` as `\/` (PHP, Apple's JSONSerialization), and
+    /// everything outside ASCII as `\uXXXX` in lower- and uppercase hex (Python's json).
+    static func jsonSpellings(of value: String) -> [String] {
+        guard value.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\"" || $0 == "\\" || $0 == "/" || !$0.isASCII })
+        else { return [value] }
+        var minimal = "", slashes = "", lower = "", upper = ""
+        for scalar in value.unicodeScalars {
+            let escaped: String
+            switch scalar {
+            case "\"": escaped = "\\\""
+            case "\\": escaped = "\\\\"
+            case "\n": escaped = "\\n"
+            case "\r": escaped = "\\r"
+            case "\t": escaped = "\\t"
+            case "\u{0}"..."\u{1F}": escaped = hexEscape(UInt16(scalar.value), uppercase: false)
+            default: escaped = String(scalar)
+            }
+            minimal += escaped
+            slashes += scalar == "/" ? "\\/" : escaped
+            if scalar.isASCII {
+                lower += escaped
+                upper += escaped
+            } else {
+                for unit in String(scalar).utf16 {
+                    lower += hexEscape(unit, uppercase: false)
+                    upper += hexEscape(unit, uppercase: true)
+                }
+            }
+        }
+        return [value, minimal, slashes, lower, upper]
+    }
+
+    private static func hexEscape(_ unit: UInt16, uppercase: Bool) -> String {
+        let digits = String(unit, radix: 16, uppercase: uppercase)
+        return "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
     }
 
     /// The redactor for bodies exchanged for `request`: its own names and secret values, plus

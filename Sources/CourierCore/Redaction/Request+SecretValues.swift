@@ -20,7 +20,11 @@ extension Request {
         for item in queryItems where item.value != nil && policy.isSensitive(queryName: item.decodedName) {
             if let value = item.value {
                 values.append(value)
-                if !item.isPercentEncoded { values.append(PercentEncoding.encode(value, allowed: .queryComponent)) }
+                // The other spelling too: an echo shows the value decoded (a JSON body) or
+                // encoded (a URL).
+                values.append(
+                    item.isPercentEncoded
+                        ? PercentEncoding.decode(Substring(value)) : PercentEncoding.encode(value, allowed: .queryComponent))
             }
         }
         if let baseURL {

@@ -202,6 +202,31 @@ struct SecretsTests {
         expectNoSecret(dumped(decodeError as Any))
     }
 
+    /// Found by the BodyRedactor fuzz target: a secret echoed inside a JSON string the way JSON
+    /// encoders write it (`\/` for a slash, as PHP and Apple's JSONSerialization do; `\uXXXX`
+    /// outside ASCII, as Python's json does; `\"` for a quote) was shown, because only the
+    /// secret as written was searched for. Base64 tokens hold slashes.
+    @Test func aSecretIsHiddenInEveryFormAJSONEncoderWritesIt() async throws {
+        let request = Request.get
+            |> url("https://api.test/v1/me?access_token=p%C3%A4ss%22w%C3%B6rd")
+            |> bearer("tok/en+ab==")
+        let echoed = #"""
+            {"message":"token tok\/en+ab== is expired","hint":"key päss"wörd, or PÄSS? päss"wörd"}
+            """#
+        let executor = InMemoryExecutor { _ in .status(401, headers: ["Content-Type": "application/json"], body: Data(echoed.utf8)) }
+        let logs = Box([String]())
+        let logged = executor.with(LoggingMiddleware(bodies: .on(maxBytes: 10_000)) { event in
+            logs.withLock { $0.append(event.responseBody ?? "") }
+        })
+        _ = try await logged.send(request)
+        let shown = logs.withLock { $0.joined() }
+        for form in [#"tok\/en+ab=="#, #"päss"wörd"#, #"päss"wörd"#] {
+            #expect(!shown.contains(form), "\(form) in \(shown)")
+        }
+        #expect(shown.contains("is expired"))
+        #expect((try? JSONSerialization.jsonObject(with: Data(shown.utf8))) != nil)
+    }
+
     @Test(arguments: [
         "user%5Bpassword%5D=PW-hunter2&name=ada", "new_password=PW-hunter2&current_password=PW-hunter2",
         "password_confirmation=PW-hunter2", "client_secret=KEY-9f8e7d&grant_type=x", "refresh_token=TOKEN-abc123",
