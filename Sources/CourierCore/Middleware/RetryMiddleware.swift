@@ -161,20 +161,8 @@ enum RetryAfter {
             guard let seconds = Int64(value) else { return nil }
             return .seconds(seconds)
         }
-        guard let date = httpDate(value) else { return nil }
+        guard let date = HTTPDate.parse(value, now: now) else { return nil }
         return .seconds(max(0, date.timeIntervalSince(now)))
-    }
-
-    /// Parses the IMF-fixdate form (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete ones.
-    static func httpDate(_ value: String) -> Date? {
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: value) { return date }
-        }
-        return nil
     }
 }
 
