@@ -37,9 +37,16 @@ enum URLSyntax {
         }
         guard let resolved = URL(string: reference, relativeTo: base)?.absoluteURL,
             let scheme = resolved.scheme.map(HTTPSyntax.asciiLowercased), scheme == "http" || scheme == "https",
-            let host = resolved.host, !host.isEmpty,
-            let canonical = lowercasingSchemeAndHost(resolved)
+            let host = resolved.host, !host.isEmpty
         else { return .failure(Refusal(reason: "does not resolve to an absolute http or https URL")) }
+        // No DNS name is longer (RFC 1035 §2.3.4, in text form); Foundation's URLComponents
+        // gives no host at all for some longer ones, so it could not be put in canonical form.
+        guard host.utf8.count <= 253 else {
+            return .failure(Refusal(reason: "names a host of \(host.utf8.count) characters (a host name has at most 253)"))
+        }
+        guard let canonical = lowercasingSchemeAndHost(resolved) else {
+            return .failure(Refusal(reason: "does not resolve to an absolute http or https URL"))
+        }
         return .success(canonical)
     }
 
@@ -47,7 +54,8 @@ enum URLSyntax {
     /// makes case-insensitive (§6.2.2.1), so that every later comparison and every printed URL
     /// sees one spelling; path, query and fragment keep their case.
     private static func lowercasingSchemeAndHost(_ url: URL) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.percentEncodedHost?.isEmpty == false
+        else { return nil }
         let scheme = components.scheme.map(HTTPSyntax.asciiLowercased)
         let host = components.percentEncodedHost.map(HTTPSyntax.asciiLowercased)
         if scheme == components.scheme && host == components.percentEncodedHost { return url }

@@ -172,6 +172,27 @@ struct RedirectPolicyTests {
         #expect(next.renderedURL == expected)
     }
 
+    /// Found by the Location fuzz target: a host of 2,076 characters was followed with its
+    /// server's case (Foundation's URLComponents gives no host that long, so it was not
+    /// lowercased). No DNS name is over 253 characters: such a target is refused with a reason.
+    @Test(arguments: ["//" + String(repeating: "H", count: 300) + ".test/", "https://" + String(repeating: "a", count: 254) + "/x"])
+    func aTargetWithAHostLongerThanADNSNameIsRefused(location: String) throws {
+        var chain = try chain("GET")
+        let step = RedirectPolicy.follow.next(status: 302, location: location, chain: &chain)
+        guard case .fail(let failure) = step else {
+            Issue.record("followed or delivered: \(step)")
+            return
+        }
+        #expect(failure.message.contains("253"))
+    }
+
+    @Test func aTargetWithAHostOfExactly253CharactersIsFollowed() throws {
+        var chain = try chain("GET")
+        let host = String(repeating: "a.", count: 126) + "B"
+        let next = try #require(follow(RedirectPolicy.follow.next(status: 302, location: "https://\(host)/x", chain: &chain)))
+        #expect(next.renderedURL == "https://\(host.lowercased())/x")
+    }
+
     /// A server must not choose the Basic credentials of the next hop.
     @Test(arguments: ["http://evil:PW@other.test/", "https://user@api.test/x", "//u:p@other.test/"])
     func userinfoInTheTargetIsDropped(location: String) throws {
