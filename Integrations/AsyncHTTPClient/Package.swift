@@ -79,6 +79,8 @@ let package = Package(
             name: "CourierAsyncHTTPClientTests",
             dependencies: [
                 "CourierAsyncHTTPClient",
+                // InflaterTests makes gzip members with zlib itself.
+                "CCourierZlib",
                 // Built with the tests: HostileHeadTests runs it as a child process.
                 "CourierAHCHeadProbe",
                 .product(name: "Courier", package: "courier"),

@@ -16,6 +16,8 @@ final class Inflater {
     private var initialized = false
     /// The last member ended (`Z_STREAM_END`) and no input came after it.
     private(set) var isComplete = false
+    /// The first magic byte of a next gzip member, when a read ended just after it.
+    private var heldByte: UInt8?
 
     /// An inflater for `coding`, or `nil` when the body is not coded in a way Courier decodes
     /// (identity, or anything but a single `gzip`, `x-gzip` or `deflate`).
@@ -48,29 +50,29 @@ final class Inflater {
     ///   that is not what its `Content-Encoding` says.
     func inflate(_ input: Data, emit: (Data) async throws -> Bool) async throws -> Bool {
         var offset = 0
+        while let piece = try nextPiece(of: input, from: &offset) {
+            guard try await emit(piece) else { return false }
+        }
+        return true
+    }
+
+    /// The next decoded piece (at most ``pieceSize`` bytes) of `input` from `offset` on, moving
+    /// `offset` past the bytes zlib took; `nil` when this input gives no more (all of it taken,
+    /// or zlib needs the next input to go on).
+    /// - Throws: ``CourierError`` with a ``TransportFailure/Kind/badResponse`` failure for data
+    ///   that is not what its `Content-Encoding` says.
+    func nextPiece(of input: Data, from offset: inout Int) throws(CourierError) -> Data? {
         while offset < input.count {
-            if isComplete {
-                // Another gzip member may follow (RFC 1952 §2.2); anything else is not gzip.
-                guard input.count - offset >= 2, input[input.startIndex + offset] == 0x1f, input[input.startIndex + offset + 1] == 0x8b,
-                    inflateReset(stream) == Z_OK
-                else { throw Self.corrupt("data follows the end of the compressed body") }
-                isComplete = false
+            if isComplete || heldByte != nil {
+                try startNextMember(input, from: &offset)
+                if heldByte != nil { return nil }
+                continue
             }
             var output = Data(count: Self.pieceSize)
-            let (consumed, produced, status) = input.withUnsafeBytes { inputBytes -> (Int, Int, Int32) in
-                output.withUnsafeMutableBytes { outputBytes -> (Int, Int, Int32) in
-                    let available = inputBytes.count - offset
-                    stream.pointee.next_in = UnsafeMutablePointer(
-                        mutating: inputBytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self))
-                    stream.pointee.avail_in = uInt(available)
-                    stream.pointee.next_out = outputBytes.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                    stream.pointee.avail_out = uInt(outputBytes.count)
-                    let status = CCourierZlib.inflate(stream, Z_NO_FLUSH)
-                    let consumed = available - Int(stream.pointee.avail_in)
-                    let produced = outputBytes.count - Int(stream.pointee.avail_out)
-                    stream.pointee.next_in = nil
-                    stream.pointee.next_out = nil
-                    return (consumed, produced, status)
+            let start = offset
+            let (consumed, produced, status) = input.withUnsafeBytes { inputBytes in
+                output.withUnsafeMutableBytes { outputBytes in
+                    run(UnsafeRawBufferPointer(rebasing: inputBytes[start...]), into: outputBytes)
                 }
             }
             offset += consumed
@@ -81,13 +83,55 @@ final class Inflater {
             }
             if produced > 0 {
                 output.count = produced
-                guard try await emit(output) else { return false }
-            } else if consumed == 0, status != Z_STREAM_END {
-                // No progress with input left: zlib needs nothing more from this call.
-                break
+                return output
+            }
+            // No output and no progress with input left: zlib needs nothing more from this input.
+            if consumed == 0, status != Z_STREAM_END { return nil }
+        }
+        return nil
+    }
+
+    /// After a member's end, another gzip member may follow (RFC 1952 §2.2); anything else is
+    /// not gzip. Its two magic bytes may come in two reads: the first is held until the second
+    /// arrives (and the body is not complete meanwhile).
+    private func startNextMember(_ input: Data, from offset: inout Int) throws(CourierError) {
+        if heldByte == nil {
+            guard input[input.startIndex + offset] == 0x1f else { throw Self.corrupt("data follows the end of the compressed body") }
+            offset += 1
+            isComplete = false
+            guard offset < input.count else {
+                heldByte = 0x1f
+                return
             }
         }
-        return true
+        guard input[input.startIndex + offset] == 0x8b, inflateReset(stream) == Z_OK else {
+            throw Self.corrupt("data follows the end of the compressed body")
+        }
+        offset += 1
+        heldByte = nil
+        // zlib reads the new member's header itself, magic bytes included.
+        let magic: [UInt8] = [0x1f, 0x8b]
+        var none = [UInt8](repeating: 0, count: 1)
+        let (consumed, _, status) = magic.withUnsafeBytes { magicBytes in
+            none.withUnsafeMutableBytes { run(magicBytes, into: $0) }
+        }
+        guard consumed == 2, status == Z_OK else { throw Self.corrupt("the compressed body is corrupt (zlib status \(status))") }
+    }
+
+    /// One call to zlib: decodes from `input` into `output`.
+    /// - Returns: How many bytes zlib took and made, and its status.
+    private func run(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> (consumed: Int, produced: Int, status: Int32) {
+        guard let inputBase = input.baseAddress, let outputBase = output.baseAddress else { return (0, 0, Z_BUF_ERROR) }
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBase.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(input.count)
+        stream.pointee.next_out = outputBase.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = uInt(output.count)
+        let status = CCourierZlib.inflate(stream, Z_NO_FLUSH)
+        let consumed = input.count - Int(stream.pointee.avail_in)
+        let produced = output.count - Int(stream.pointee.avail_out)
+        stream.pointee.next_in = nil
+        stream.pointee.next_out = nil
+        return (consumed, produced, status)
     }
 
     private static func corrupt(_ message: String) -> CourierError {
