@@ -12,14 +12,14 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let split = input.isEmpty ? 0 : Int(input[input.startIndex]) % (input.count + 1)
     let whole = lines([input])
     let pieces = lines([input.prefix(split), input.dropFirst(split)])
-    precondition(whole.lines == pieces.lines && whole.failed == pieces.failed, "chunk boundaries changed the lines")
+    require(whole.lines == pieces.lines && whole.failed == pieces.failed, "chunk boundaries changed the lines")
     var total = 0
     for line in whole.lines {
-        precondition(line.count <= maximumLength, "a line over the maximum length")
-        precondition(!line.contains(10) && !line.contains(13), "a line holds a line ending")
+        require(line.count <= maximumLength, "a line over the maximum length")
+        require(!line.contains(10) && !line.contains(13), "a line holds a line ending")
         total += line.count
     }
-    precondition(total <= input.count, "more bytes out than in")
+    require(total <= input.count, "more bytes out than in")
     return 0
 }
 
@@ -35,6 +35,6 @@ private func lines(_ chunks: [Data]) -> (lines: [[UInt8]], failed: Bool) {
     } catch is CourierError {
         return (lines, true)
     } catch {
-        preconditionFailure("an error that is not a CourierError: \(error)")
+        fail("an error that is not a CourierError: \(error)")
     }
 }

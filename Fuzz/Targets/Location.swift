@@ -11,16 +11,16 @@ import Foundation
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let reference = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     guard case .success(let url) = URLSyntax.resolve(reference, against: base) else { return 0 }
-    precondition(url.scheme == "http" || url.scheme == "https", "resolved to scheme \(url.scheme ?? "none")")
+    require(url.scheme == "http" || url.scheme == "https", "resolved to scheme \(url.scheme ?? "none")")
     let host = url.host ?? ""
-    precondition(!host.isEmpty, "resolved without a host")
-    precondition(!host.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }, "a host not in lowercase: \(host)")
+    require(!host.isEmpty, "resolved without a host")
+    require(!host.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }, "a host not in lowercase: \(host)")
     let text = url.absoluteString
-    precondition(!text.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F || $0 == "\\" }, "an ambiguous URL: \(text)")
+    require(!text.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F || $0 == "\\" }, "an ambiguous URL: \(text)")
     guard case .success(let again) = URLSyntax.resolve(text, against: nil) else {
-        preconditionFailure("an accepted URL is refused when resolved again: \(text)")
+        fail("an accepted URL is refused when resolved again: \(text)")
     }
-    precondition(again.absoluteString == text, "resolving again changed \(text) into \(again.absoluteString)")
+    require(again.absoluteString == text, "resolving again changed \(text) into \(again.absoluteString)")
     return 0
 }
 

@@ -13,10 +13,10 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let split = input.isEmpty ? 0 : Int(input[input.startIndex]) % (input.count + 1)
     let whole = parse([input])
     let pieces = parse([input.prefix(split), input.dropFirst(split)])
-    precondition(whole.events == pieces.events, "chunk boundaries changed the events")
-    precondition(whole.failed == pieces.failed, "chunk boundaries changed the outcome")
+    require(whole.events == pieces.events, "chunk boundaries changed the events")
+    require(whole.failed == pieces.failed, "chunk boundaries changed the outcome")
     for event in whole.events {
-        precondition(event.data.utf8.count <= maximumEventSize, "an event over the maximum size")
+        require(event.data.utf8.count <= maximumEventSize, "an event over the maximum size")
     }
     return 0
 }
@@ -33,6 +33,6 @@ private func parse(_ chunks: [Data]) -> (events: [ServerSentEvent], failed: Bool
     } catch is CourierError {
         return (events, true)
     } catch {
-        preconditionFailure("an error that is not a CourierError: \(error)")
+        fail("an error that is not a CourierError: \(error)")
     }
 }

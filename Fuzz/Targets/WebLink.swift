@@ -9,16 +9,16 @@ import Foundation
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let field = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     let links = WebLink.parse(field)
-    precondition(links.count <= field.utf8.filter { $0 == UInt8(ascii: ",") }.count + 1, "more links than fields")
+    require(links.count <= field.utf8.filter { $0 == UInt8(ascii: ",") }.count + 1, "more links than fields")
     let base = URL(string: "https://api.example.com/v1/items?page=2")
     for link in links {
         // Relation types compare case-insensitively in ASCII (RFC 8288 §2.1.1): no ASCII capital is left.
         for relation in link.relations {
-            precondition(!relation.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }, "a relation not lowercased")
+            require(!relation.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }, "a relation not lowercased")
         }
         if let url = link.url(relativeTo: base) {
-            precondition(url.scheme == "http" || url.scheme == "https", "a link resolved to \(url.scheme ?? "no scheme")")
-            precondition(!(url.host ?? "").isEmpty, "a link resolved without a host")
+            require(url.scheme == "http" || url.scheme == "https", "a link resolved to \(url.scheme ?? "no scheme")")
+            require(!(url.host ?? "").isEmpty, "a link resolved without a host")
         }
     }
     return 0
