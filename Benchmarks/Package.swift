@@ -12,7 +12,16 @@ let package = Package(
             name: "CourierBenchmarks",
             dependencies: [.product(name: "Courier", package: "Courier")],
             path: "Sources/CourierBenchmarks"
-        )
+        ),
+        // The soak on URLSession (Benchmarks/soak): mixed traffic for minutes, checked for leaks.
+        .executableTarget(
+            name: "CourierSoak",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierConformance", package: "Courier"),
+            ],
+            path: "Sources/CourierSoak"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

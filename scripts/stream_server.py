@@ -32,6 +32,8 @@
                                once, the rest only after /open?key=K is requested (or 30 s pass);
                                /opened?key=K then says {"by": "gate"} or {"by": "timeout"}
   /open?key=K                  releases the rest of /gated's body under K
+  /auth?min=N                  200 {"ok": true} for `Authorization: Bearer tM` with M >= N, else 401
+                               with `WWW-Authenticate: Bearer` (the soak's token refreshes)
   /log?key=K                   JSON list of the Last-Event-ID values /sse received under K
   /sent?key=K                  JSON {"sent": n, "done": bool} for /bytes under K
 Usage: python3 stream_server.py PORT
@@ -165,6 +167,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with LOCK:
                 seen = SENT.get(q.get("key", ""), {"sent": 0, "done": False})
             return self.send_body(200, json.dumps(seen).encode())
+        if path == "/auth":
+            token = self.headers.get("Authorization", "")
+            generation = token[len("Bearer t"):] if token.startswith("Bearer t") else ""
+            if generation.isdigit() and int(generation) >= int(q.get("min", "0")):
+                return self.send_body(200, b'{"ok": true}')
+            return self.send_body(401, b'{"ok": false}', headers=[("WWW-Authenticate", "Bearer")])
         if path == "/log":
             with LOCK:
                 seen = list(LOG.get(q.get("key", ""), []))

@@ -62,6 +62,15 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The soak on AsyncHTTPClient (Benchmarks/soak): mixed traffic for minutes, checked for leaks.
+        .executableTarget(
+            name: "CourierAHCSoak",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "CourierConformance", package: "courier"),
+            ],
+            swiftSettings: upcoming
+        ),
         // Sends one request and prints the outcome, for the test that runs hostile response
         // heads in a child process (one of them makes AsyncHTTPClient trap).
         .executableTarget(

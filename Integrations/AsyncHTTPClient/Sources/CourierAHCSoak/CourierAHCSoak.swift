@@ -1,0 +1,11 @@
+import CourierAsyncHTTPClient
+import CourierConformance
+
+/// The soak on AsyncHTTPClient (Benchmarks/soak runs it): mixed traffic against the loopback
+/// servers, through the shared executor a user gets in one line.
+@main
+struct CourierAHCSoak {
+    static func main() async {
+        await Soak.main(named: "AsyncHTTPClient") { AsyncHTTPClientExecutor.shared }
+    }
+}
