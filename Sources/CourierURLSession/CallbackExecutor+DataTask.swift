@@ -18,13 +18,23 @@ extension CallbackExecutor {
                 complete(.failure(error))
                 return {}
             }
+            let completed = Locked(false)
             let task = session.dataTask(with: urlRequest) { data, response, error in
+                completed.withLock { $0 = true }
                 complete(URLSessionExecutor.result(data: data, response: response, error: error).mapError { error in
                     URLSessionErrors.courierError(for: error, request: request)
                 })
             }
             task.resume()
-            return { task.cancel() }
+            // Not in place: the cancel is called from a Swift cancellation handler, which holds
+            // the calling task's status lock, and `cancel()` waits for the session's work queue,
+            // which may be calling the completion above (and so waiting for that lock). And not
+            // after completion: FoundationNetworking traps when a cancel races the task's end.
+            return {
+                DispatchQueue.global().async {
+                    if !completed.withLock({ $0 }) { task.cancel() }
+                }
+            }
         }
     }
 }

@@ -16,10 +16,10 @@ import Foundation
 ///   swift-corelibs-foundation#5457) never completes such a task when no credential is
 ///   available. Courier cancels it and hands the 401 back instead, as Apple platforms do.
 ///
-/// It plays one of two ``Role``s. The **buffered** session runs `data(for:)` tasks (this delegate
-/// only answers the two questions for them) and the hops gathered under the exchange's rules, whose
-/// chunks go into memory, so its work queue is never held long: those tasks are made on the
-/// caller's thread, as `data(for:)` makes its own. The **streaming** session (made on first use)
+/// It plays one of two ``Role``s. The **buffered** session runs the hops whose body is read
+/// whole, gathered (under the exchange's rules, when there are any) into memory, so its work
+/// queue is never held long: those tasks are made on the caller's thread, as `data(for:)` makes
+/// its own. The **streaming** session (made on first use)
 /// feeds bounded streams that may spill to disk for a slow reader, so its task calls go through
 /// ``SessionCalls``. FoundationNetworking cannot pause a transfer (suspending a running task
 /// removes it from libcurl, and resuming starts it again), so what a lagging reader has not taken
@@ -28,7 +28,7 @@ import Foundation
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// What a session's tasks are, and so where they are made.
     enum Role {
-        /// `data(for:)` tasks and gathered hops: tasks are made on the caller's thread.
+        /// Gathered hops (bodies read whole): tasks are made on the caller's thread.
         case buffered
         /// Streams and uploads: tasks are made on ``SessionDelegate/calls``.
         case streaming
@@ -179,22 +179,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let calls = SessionCalls()
     /// What this session's tasks are.
     let role: Role
-    /// 401s challenged on tasks Courier started with `data(for:)`, by URL and method, for the
-    /// caller whose task was cancelled to answer the challenge. At most 64 kept.
-    private let challenged = Locked<[(url: URL?, method: String?, response: HTTPURLResponse)]>([])
-
     /// Creates the delegate of a session with `role`.
     init(role: Role) {
         self.role = role
-    }
-
-    /// The challenged 401 recorded for a `data(for:)` request to `url` with `method`, if any.
-    func takeChallenged(_ request: URLRequest) -> HTTPURLResponse? {
-        challenged.withLock { list in
-            guard let index = list.firstIndex(where: { $0.url == request.url && ($0.method ?? "GET") == (request.httpMethod ?? "GET") })
-            else { return nil }
-            return list.remove(at: index).response
-        }
     }
 
     /// Sends `urlRequest` (uploading `uploadFile` when given) and calls `head` once, with the
@@ -206,7 +193,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let transfer = Transfer(
             request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, gathering: gathering, calls: calls,
             cleanup: cleanup, head: head)
-        transfer.channel.onTermination { transfer.cancel() }
+        // Weakly: the channel keeps its stop actions until a reader stops it, and a call cancelled
+        // before its head never hands the channel to a reader, so a strong capture made a cycle
+        // (transfer, channel, action) that kept every such call's chunks (found by the soak:
+        // about 30 KiB per cancelled or timed-out call). While the task runs, the session's
+        // transfer table holds the transfer.
+        transfer.channel.onTermination { [weak transfer] in transfer?.cancel() }
         launch(urlRequest, for: transfer, on: session)
         return { transfer.cancel() }
     }
@@ -322,15 +314,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 transfer.end(nil)
                 // FoundationNetworking answers `.cancelAuthenticationChallenge` with
                 // `task.cancel()`, which waits for the work queue this call may be running on.
-                calls.run { completionHandler(.cancelAuthenticationChallenge, nil) }
-                return
-            }
-            if role == .buffered, let failure = challenge.failureResponse as? HTTPURLResponse {
-                // A `data(for:)` task: its caller sees a cancellation and asks for this.
-                challenged.withLock { list in
-                    if list.count >= 64 { list.removeFirst() }
-                    list.append((task.originalRequest?.url, task.originalRequest?.httpMethod, failure))
-                }
                 calls.run { completionHandler(.cancelAuthenticationChallenge, nil) }
                 return
             }

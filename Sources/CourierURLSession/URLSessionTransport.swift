@@ -12,8 +12,7 @@ import Foundation
 /// identical on Linux and Apple platforms: the session never follows a redirect (the
 /// ``Exchange`` does, under its ``RedirectPolicy``), and a 401 with `WWW-Authenticate` is
 /// handed back as a response rather than left hanging on Linux. What is URLSession's own stays
-/// here: on FoundationNetworking the body of a `3xx` it hands back is dropped, and a challenged
-/// `401` on the fast path comes back without its body (its `Content-Length` removed to match).
+/// here: on FoundationNetworking the body of a `3xx` it hands back is dropped.
 /// The size limit, the framing check and the idle timer are the ``Exchange``'s.
 ///
 /// The request is rendered with ``Request/urlRequest()``, so an invalid request is never handed to
@@ -22,11 +21,10 @@ import Foundation
 /// a backstop that never fires before the exchange's own timer.
 ///
 /// **Paths.** A hop whose body the caller reads whole (``StreamOptions/buffersBody``) goes out on
-/// the buffered session: through `URLSession.data(for:)`, as fast as hand-written code, when
-/// nothing has to watch the body arrive (the session's delegate only answers redirects, "do not
-/// follow", and authentication challenges), or as a task whose chunks the delegate gathers into a
-/// stream armed with the exchange's rules (a size limit, a timeout),
-/// handed over once complete. Streams, uploads from files, parts and sequences of known length
+/// the buffered session, as a task whose chunks the delegate gathers (into a stream armed with
+/// the exchange's rules, a size limit or a timeout, when there are any), handed over once
+/// complete. Not through `URLSession.data(for:)`, whose cancellation can deadlock on
+/// FoundationNetworking (see ``send(hop:options:)``). Streams, uploads from files, parts and sequences of known length
 /// (spooled to a temporary file, so they go out with `Content-Length`) use a second session, made
 /// on first use; a sequence of unknown length goes out chunked, while it is produced, on a
 /// session of its own.
@@ -137,13 +135,16 @@ public final class URLSessionTransport: Transport {
     /// - Throws: ``CourierError`` for an invalid request, `URLError` from the session, or
     ///   `CancellationError`.
     public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        if options.buffersBody && request.bodySource == nil {
-            // With rules to watch the body arrive (a size limit, a timeout), the delegate gathers
-            // it into a stream armed with them and hands it over complete.
-            if options.rules != nil { return try await streamed(request, options: options, gathering: true) }
-            return StreamedResponse(try await buffered(request))
-        }
-        return try await streamed(request, options: options, gathering: false)
+        // A body read whole is gathered by the delegate (into a stream armed with the exchange's
+        // rules, when there are any) and handed over complete. Never through
+        // `URLSession.data(for:)`: FoundationNetworking cancels its task from the Swift
+        // cancellation handler, synchronously on the session's work queue, while the runtime
+        // holds the calling task's status lock, and that work queue resumes the task (which needs
+        // the lock) when the transfer ends: a call cancelled as its answer completes stopped both
+        // threads, and every call after them (found by the soak: a deadline, 64 calls at once).
+        // Here the task is cancelled on the session's calls queue, which holds no lock.
+        let gathering = options.buffersBody && request.bodySource == nil
+        return try await streamed(request, options: options, gathering: gathering)
     }
 
     /// Sends `request` with the body streaming through a session's delegate: the streaming
@@ -172,8 +173,8 @@ public final class URLSessionTransport: Transport {
         let cleanup: @Sendable () -> Void = {
             if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) }
         }
-        // A gathered hop goes on the buffered session, beside `data(for:)`'s tasks: its chunks go
-        // into memory, so that session's work queue is never held long.
+        // A gathered hop goes on the buffered session: its chunks go into memory, so that
+        // session's work queue is never held long.
         let (session, delegate) = gathering ? (self.session, self.delegate) : streamingSession
         do {
             let uploadFile = upload?.url
@@ -237,29 +238,6 @@ public final class URLSessionTransport: Transport {
             cleanup()
             throw error
         }
-    }
-
-    /// Sends `request` (which has no body source) with `data(for:)`: the session delegate answers
-    /// a redirect with "do not follow", so a 3xx comes back as the response, and a challenged 401
-    /// (which FoundationNetworking would leave hanging) is turned back into a response, without
-    /// its body (and so without its `Content-Length`) on this path.
-    private func buffered(_ request: Request) async throws -> Response {
-        let urlRequest = try request.urlRequest()
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: urlRequest)
-        } catch let error as URLError where error.code == .cancelled && !Task.isCancelled {
-            guard let challenged = delegate.takeChallenged(urlRequest) else { throw error }
-            // FoundationNetworking dropped the body: the head must not announce one.
-            var response = Response(http: challenged, body: Data())
-            response.headers.remove(.contentLength)
-            return response
-        } catch {
-            throw URLSessionErrors.courierError(for: error, request: request)
-        }
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        return Response(http: http, body: data)
     }
 
     /// Turns a data task's completion arguments into a response or an error.
