@@ -195,8 +195,16 @@ private struct Context: Sendable {
         case .timedOut:
             // A key of this run's own: the server keeps the gates of earlier runs open.
             let key = "soak-\(run)-\(worker)-\(iteration)"
-            defer { Task { _ = try? await plain.send(.get |> url("\(stream)/open?key=\(key)")) } }
-            let response = try await plain.send(.get |> url("\(stream)/gated?key=\(key)&size=2000") |> deadline(0.3))
+            let outcome: Result<Response, CourierError>
+            do {
+                outcome = .success(try await plain.send(.get |> url("\(stream)/gated?key=\(key)&size=2000") |> deadline(0.3)))
+            } catch {
+                outcome = .failure(error)
+            }
+            // The server's thread waits at the gate: opened here, by this worker (a call of its
+            // own left running per timeout would pile up without bound and look like a leak).
+            _ = try? await plain.send(.get |> url("\(stream)/open?key=\(key)"))
+            let response = try outcome.get()
             throw SoakFailure("a stalled body arrived whole (\(response.body.count) bytes)")
         case .redirected:
             let response = try await plain.send(.get |> url("\(servers.httpbin)/redirect/3"))
