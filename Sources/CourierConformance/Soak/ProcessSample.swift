@@ -1,20 +1,37 @@
 import Foundation
 
-/// The resources a process holds at one moment: resident memory and open file descriptors.
+/// The resources a process holds at one moment: resident memory, the heap's bytes in use and
+/// open file descriptors.
 public struct ProcessSample: Sendable, Hashable, Codable {
     /// Seconds since the soak started.
     public var elapsed: Double
     /// Resident memory in bytes (`nil` where the platform does not say).
     public var residentBytes: Int?
+    /// Bytes the C allocator has handed out and not had back (`nil` where it does not say): on
+    /// glibc, what `malloc_info` counts as the arenas' size less their free chunks, plus blocks
+    /// mapped on their own. Beside ``residentBytes`` it tells a leak (both grow) from an allocator
+    /// keeping freed memory (resident memory grows, this does not).
+    public var heapInUseBytes: Int?
     /// Open file descriptors (`nil` where the platform does not say).
     public var openFiles: Int?
     /// Calls completed so far.
     public var completed: Int
 
-    /// This process now: on Linux from `/proc/self/statm` and `/proc/self/fd`; elsewhere, file
-    /// descriptors are counted by probing and memory is not read.
+    /// Creates a sample from its readings.
+    public init(elapsed: Double, residentBytes: Int?, heapInUseBytes: Int? = nil, openFiles: Int?, completed: Int) {
+        self.elapsed = elapsed
+        self.residentBytes = residentBytes
+        self.heapInUseBytes = heapInUseBytes
+        self.openFiles = openFiles
+        self.completed = completed
+    }
+
+    /// This process now: on Linux from `/proc/self/statm`, glibc's `malloc_info` and
+    /// `/proc/self/fd`; elsewhere, file descriptors are counted by probing and memory is not read.
     static func current(elapsed: Double, completed: Int) -> ProcessSample {
-        ProcessSample(elapsed: elapsed, residentBytes: residentBytes(), openFiles: openFiles(), completed: completed)
+        ProcessSample(
+            elapsed: elapsed, residentBytes: residentBytes(), heapInUseBytes: HeapReading.inUse(), openFiles: openFiles(),
+            completed: completed)
     }
 
     private static func residentBytes() -> Int? {

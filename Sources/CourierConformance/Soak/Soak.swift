@@ -74,7 +74,7 @@ public enum Soak {
         var report = SoakReport(
             transport: name, configuration: configuration, completed: tally.completed, injected: tally.injected,
             unexpected: tally.unexpected, examples: tally.examples, samples: samples.sorted { $0.elapsed < $1.elapsed },
-            completions: tally.completionTimes)
+            completionsPerSecond: tally.completionsPerSecond)
         report.notes = tally.notes
         return report
     }

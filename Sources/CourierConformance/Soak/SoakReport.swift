@@ -19,12 +19,12 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var notes: [String: Int] = [:]
     /// Memory and file descriptors, at the start and every second.
     public var samples: [ProcessSample]
-    /// When each call finished, in seconds since the start.
-    var completions: [Double]
+    /// Calls finished in each whole second since the start.
+    var completionsPerSecond: [Int]
 
     init(
         transport: String, configuration: SoakConfiguration, completed: [SoakOperation: Int], injected: [String: Int],
-        unexpected: [String: Int], examples: [String], samples: [ProcessSample], completions: [Double]
+        unexpected: [String: Int], examples: [String], samples: [ProcessSample], completionsPerSecond: [Int]
     ) {
         self.transport = transport
         self.configuration = configuration
@@ -33,7 +33,7 @@ public struct SoakReport: Sendable, CustomStringConvertible {
         self.unexpected = unexpected
         self.examples = examples
         self.samples = samples
-        self.completions = completions
+        self.completionsPerSecond = completionsPerSecond
     }
 
     /// All calls completed.
@@ -44,13 +44,13 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     public var throughput: (window: Double, counts: [Int]) {
         let duration = Double(configuration.duration.components.seconds)
         let warmUp = Double(configuration.warmUp.components.seconds)
-        let window = duration >= 180 ? 60 : Double(configuration.sampleInterval.components.seconds)
+        let window = duration >= 180 ? 60 : max(1, Double(configuration.sampleInterval.components.seconds))
         let windows = Int((duration - warmUp) / window)
         guard windows > 0 else { return (window, []) }
         var counts = Array(repeating: 0, count: windows)
-        for time in completions where time >= warmUp {
-            let index = Int((time - warmUp) / window)
-            if index < windows { counts[index] += 1 }
+        for (second, count) in completionsPerSecond.enumerated() where Double(second) >= warmUp {
+            let index = Int((Double(second) - warmUp) / window)
+            if index < windows { counts[index] += count }
         }
         return (window, counts)
     }
@@ -63,6 +63,10 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     /// Growth of resident memory after the warm-up, as a fraction: the median of the samples in
     /// the last window over the median of those in the first window after the warm-up.
     public var memoryGrowth: Double? { growth(\.residentBytes) }
+    /// Growth of the C heap's bytes in use (``ProcessSample/heapInUseBytes``) after the warm-up,
+    /// measured as ``memoryGrowth`` is: reported beside it, to tell a leak (both grow) from an
+    /// allocator that keeps what was freed (only resident memory grows).
+    public var heapGrowth: Double? { growth(\.heapInUseBytes) }
     /// Growth of open file descriptors after the warm-up, measured as ``memoryGrowth`` is.
     public var fileGrowth: Double? { growth(\.openFiles) }
 
@@ -128,18 +132,20 @@ public struct SoakReport: Sendable, CustomStringConvertible {
         if !notes.isEmpty { lines.append("notes: " + notes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) }
         let (window, counts) = throughput
         lines.append("throughput per \(Int(window)) s after the warm-up: " + counts.map(String.init).joined(separator: " "))
-        lines.append("samples (s, RSS MiB, open files, completed):")
+        lines.append("samples (s, RSS MiB, heap in use MiB, open files, completed):")
         let interval = max(1, Double(configuration.sampleInterval.components.seconds))
         for sample in samples where sample.elapsed < 0.5 || abs(sample.elapsed / interval - (sample.elapsed / interval).rounded()) * interval < 0.5 {
-            let rss = sample.residentBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "-"
-            lines.append("  \(Int(sample.elapsed.rounded())) \(rss) \(sample.openFiles.map(String.init) ?? "-") \(sample.completed)")
+            let rss = sample.residentBytes.map(mebibytes) ?? "-"
+            let heap = sample.heapInUseBytes.map(mebibytes) ?? "-"
+            lines.append("  \(Int(sample.elapsed.rounded())) \(rss) \(heap) \(sample.openFiles.map(String.init) ?? "-") \(sample.completed)")
         }
         lines.append(
-            (judgesGrowth ? "" : "(reported, not judged: under 5 minutes after the warm-up) ") + "growth after the \(Int(Double(configuration.warmUp.components.seconds))) s warm-up (medians of the first and last \(Int(growthWindow)) s): RSS \(memoryGrowth.map(percent) ?? "-"), open files \(fileGrowth.map(percent) ?? "-")"
+            (judgesGrowth ? "" : "(reported, not judged: under 5 minutes after the warm-up) ") + "growth after the \(Int(Double(configuration.warmUp.components.seconds))) s warm-up (medians of the first and last \(Int(growthWindow)) s): RSS \(memoryGrowth.map(percent) ?? "-"), heap in use \(heapGrowth.map(percent) ?? "-"), open files \(fileGrowth.map(percent) ?? "-")"
         )
         lines.append(passed ? "soak: \(transport) passed" : "soak: \(transport) FAILED: " + problems.joined(separator: "; "))
         return lines.joined(separator: "\n")
     }
 
     private func percent(_ fraction: Double) -> String { String(format: "%+.1f%%", fraction * 100) }
+    private func mebibytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1_048_576) }
 }

@@ -9,14 +9,22 @@ final class Tally: @unchecked Sendable {
     private var _unexpected: [String: Int] = [:]
     private var _examples: [String] = []
     private var _notes: [String: Int] = [:]
-    private var _completionTimes: [Double] = []
+    /// Calls finished in each whole second of the run: bounded by the run's length, not by its
+    /// number of calls (a soak must not grow with the traffic it measures).
+    private var _perSecond: [Int] = []
     private var total = 0
+
+    /// The longest run counted second by second: a week.
+    static let longestRun: Double = 7 * 86_400
 
     /// An operation finished (well or not) `elapsed` seconds into the soak.
     func record(_ operation: SoakOperation, at elapsed: Double, took _: Double) {
         lock.withLock {
             _completed[operation, default: 0] += 1
-            _completionTimes.append(elapsed)
+            // Within a week (the array's bound); a time that is not a number counts at the start.
+            let second = elapsed.isFinite ? Int(min(max(elapsed, 0), Self.longestRun)) : 0
+            if second >= _perSecond.count { _perSecond += Array(repeating: 0, count: second - _perSecond.count + 1) }
+            _perSecond[second] += 1
             total += 1
         }
     }
@@ -44,7 +52,7 @@ final class Tally: @unchecked Sendable {
     var injected: [String: Int] { lock.withLock { _injected } }
     var unexpected: [String: Int] { lock.withLock { _unexpected } }
     var examples: [String] { lock.withLock { _examples } }
-    var completionTimes: [Double] { lock.withLock { _completionTimes } }
+    var completionsPerSecond: [Int] { lock.withLock { _perSecond } }
     var completedCount: Int { lock.withLock { total } }
 
     /// A counter (the soak's token generation).
