@@ -112,5 +112,45 @@ extension ConformanceSuite {
             }
             try context.expect(sent.sent < 64 << 20, "the server wrote \(sent.sent >> 20) of \(total >> 20) MiB after a stop at 1 MiB")
         },
+        ConformanceCase("cancellation: a call cancelled before its head keeps nothing it was given") { context in
+            // Found by the soak (URLSession): the transfer's stop action held the transfer, which
+            // held the stop action, so every call cancelled before its head kept its transfer,
+            // its chunks and what the caller handed it. What the caller handed it is what can be
+            // watched from outside: a progress object no one else holds.
+            let executor = context.executor()
+            let file = temporaryFile()
+            defer { cleanUp(file) }
+            try Data(repeating: 0x4C, count: 100_000).write(to: file)
+            struct Uploaded: Decodable { var complete: Bool }
+            for attempt in 0..<3 {
+                let key = "lifetime-\(UUID().uuidString)-\(attempt)"
+                weak var watched: TransferProgress?
+                let call: Task<StreamedResponse, any Error>
+                do {
+                    let progress = TransferProgress()
+                    watched = progress
+                    // The server reads the whole body, then waits 10 s before its head.
+                    let request = context.stream(.post) |> path("upload") |> query("key", key) |> query("delay", 10) |> upload(file)
+                    call = Task { try await executor.stream(request, options: StreamOptions(uploadProgress: progress)) }
+                }
+                // Progress, not a guess: the server has the whole body and is holding the head.
+                var uploaded = Uploaded(complete: false)
+                while !uploaded.complete {
+                    try await Task.sleep(for: .milliseconds(20))
+                    uploaded = try await executor.send(context.stream() |> path("uploaded") |> query("key", key) |> decode(Uploaded.self))
+                }
+                call.cancel()
+                let error = try await context.error { _ = try await call.value }
+                try context.expect(error.isCancellation, "got \(error)")
+                // A transport may let go a moment after the call returns (its task ends on a
+                // queue of its own): wait for that, bounded far above any scheduling delay.
+                let clock = ContinuousClock()
+                let start = clock.now
+                while watched != nil, clock.now - start < .seconds(20) {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                try context.expect(watched == nil, "call \(attempt + 1): the upload's progress object was still held 20 s after the call was cancelled")
+            }
+        },
     ]
 }
