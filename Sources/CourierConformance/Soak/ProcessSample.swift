@@ -14,24 +14,37 @@ public struct ProcessSample: Sendable, Hashable, Codable {
     public var heapInUseBytes: Int?
     /// Open file descriptors (`nil` where the platform does not say).
     public var openFiles: Int?
+    /// Threads in the process (`nil` where the platform does not say): each holds a stack that
+    /// counts in resident memory and not in the heap.
+    public var threads: Int?
     /// Calls completed so far.
     public var completed: Int
 
     /// Creates a sample from its readings.
-    public init(elapsed: Double, residentBytes: Int?, heapInUseBytes: Int? = nil, openFiles: Int?, completed: Int) {
+    public init(elapsed: Double, residentBytes: Int?, heapInUseBytes: Int? = nil, openFiles: Int?, threads: Int? = nil, completed: Int) {
         self.elapsed = elapsed
         self.residentBytes = residentBytes
         self.heapInUseBytes = heapInUseBytes
         self.openFiles = openFiles
+        self.threads = threads
         self.completed = completed
     }
 
-    /// This process now: on Linux from `/proc/self/statm`, glibc's `malloc_info` and
-    /// `/proc/self/fd`; elsewhere, file descriptors are counted by probing and memory is not read.
+    /// This process now: on Linux from `/proc/self/statm`, glibc's `malloc_info`, `/proc/self/fd`
+    /// and `/proc/self/task`; elsewhere, file descriptors are counted by probing and memory and
+    /// threads are not read.
     static func current(elapsed: Double, completed: Int) -> ProcessSample {
         ProcessSample(
             elapsed: elapsed, residentBytes: residentBytes(), heapInUseBytes: HeapReading.inUse(), openFiles: openFiles(),
-            completed: completed)
+            threads: threads(), completed: completed)
+    }
+
+    private static func threads() -> Int? {
+        #if os(Linux)
+            return (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")).map(\.count)
+        #else
+            return nil
+        #endif
     }
 
     private static func residentBytes() -> Int? {

@@ -132,12 +132,12 @@ public struct SoakReport: Sendable, CustomStringConvertible {
         if !notes.isEmpty { lines.append("notes: " + notes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) }
         let (window, counts) = throughput
         lines.append("throughput per \(Int(window)) s after the warm-up: " + counts.map(String.init).joined(separator: " "))
-        lines.append("samples (s, RSS MiB, heap in use MiB, open files, completed):")
+        lines.append("samples (s, RSS MiB, heap in use MiB, open files, threads, completed):")
         let interval = max(1, Double(configuration.sampleInterval.components.seconds))
         for sample in samples where sample.elapsed < 0.5 || abs(sample.elapsed / interval - (sample.elapsed / interval).rounded()) * interval < 0.5 {
             let rss = sample.residentBytes.map(mebibytes) ?? "-"
             let heap = sample.heapInUseBytes.map(mebibytes) ?? "-"
-            lines.append("  \(Int(sample.elapsed.rounded())) \(rss) \(heap) \(sample.openFiles.map(String.init) ?? "-") \(sample.completed)")
+            lines.append("  \(Int(sample.elapsed.rounded())) \(rss) \(heap) \(sample.openFiles.map(String.init) ?? "-") \(sample.threads.map(String.init) ?? "-") \(sample.completed)")
         }
         lines.append(
             (judgesGrowth ? "" : "(reported, not judged: under 5 minutes after the warm-up) ") + "growth after the \(Int(Double(configuration.warmUp.components.seconds))) s warm-up (medians of the first and last \(Int(growthWindow)) s): RSS \(memoryGrowth.map(percent) ?? "-"), heap in use \(heapGrowth.map(percent) ?? "-"), open files \(fileGrowth.map(percent) ?? "-")"
