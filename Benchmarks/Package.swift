@@ -22,6 +22,12 @@ let package = Package(
             ],
             path: "Sources/CourierSoak"
         ),
+        // Plain URLSession requests, no Courier: the baseline for what the platform keeps per
+        // request (Benchmarks/soak --heaptrack-raw runs it under heaptrack).
+        .executableTarget(
+            name: "RawURLSessionRequests",
+            path: "Sources/RawURLSessionRequests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
