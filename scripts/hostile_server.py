@@ -16,6 +16,12 @@ Each path is one way a hostile or broken server can answer:
                      with the body B ("hello" by default) framed by F: "length" (Content-Length),
                      "chunked", or "close" (read until the connection closes); no Upgrade field.
                      For heads a parser may take for informational, or a status below 100.
+  /kept-then-closed?key=K
+                     200 on a connection's first request, kept alive; on a later request over the
+                     same connection, the connection closes without a byte (a server dropping an
+                     idle connection as the client reuses it)
+  /kept-then-closed-log?key=K
+                     what each /kept-then-closed request with that key met, in order, as JSON
 Usage: python3 hostile_server.py PORT
 """
 import gzip
@@ -47,6 +53,11 @@ def bomb(size):
             parts.append(packer.flush())
             BOMBS[size] = b"".join(parts)
         return BOMBS[size]
+
+
+# What each /kept-then-closed request met, by key.
+LOCK = threading.Lock()
+SEEN = {}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -117,6 +128,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass
+        elif url.path == "/kept-then-closed":
+            # Answers the first request of a connection and keeps it open; closes without a byte
+            # on any later request over it, as a server does that drops an idle kept-alive
+            # connection just as the client reuses it. What each request met is logged by key.
+            key = urllib.parse.parse_qs(url.query).get("key", [""])[0]
+            served = getattr(self, "served_on_connection", 0)
+            self.served_on_connection = served + 1
+            with LOCK:
+                SEEN.setdefault(key, []).append("dropped" if served else "answered")
+            if served:
+                self.close_connection = True
+                return
+            self.send_body(200, b"{}", [("Content-Type", "application/json")])
+        elif url.path == "/kept-then-closed-log":
+            key = urllib.parse.parse_qs(url.query).get("key", [""])[0]
+            with LOCK:
+                seen = list(SEEN.get(key, []))
+            self.send_body(200, json.dumps(seen).encode(), [("Content-Type", "application/json"), ("Connection", "close")])
+            self.close_connection = True
         elif url.path == "/echo":
             echoed = {"path": self.path, "headers": dict(self.headers.items())}
             self.send_body(200, json.dumps(echoed).encode(), [("Content-Type", "application/json")])

@@ -36,5 +36,20 @@ extension ConformanceSuite {
             try context.expect(streamed.status == 401, "stream gave \(streamed.status), not 401")
             _ = try await streamed.body.collect(upTo: 1 << 20)
         },
+        ConformanceCase("connections: a kept-alive connection the server closes as it is reused costs an idempotent call nothing") { context in
+            // Found by the soak on AsyncHTTPClient: one GET in 165,000 failed "I/O on closed
+            // channel" when gunicorn dropped an idle connection as the client reused it. The
+            // server here drops every reused connection without a byte; the log proves the
+            // second call did meet a dropped connection before it was answered on a new one.
+            let executor = context.executor()
+            let key = UUID().uuidString
+            let request = context.hostile() |> path("kept-then-closed") |> query("key", key)
+            for call in 1...2 {
+                let response = try await executor.send(request)
+                try context.expect(response.status == 200, "call \(call) gave \(response.status)")
+            }
+            let seen = try await executor.send(context.hostile() |> path("kept-then-closed-log") |> query("key", key) |> decode([String].self))
+            try context.expect(seen == ["answered", "dropped", "answered"], "the server saw \(seen)")
+        },
     ]
 }
