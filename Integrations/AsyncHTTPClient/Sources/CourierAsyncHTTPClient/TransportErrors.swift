@@ -22,7 +22,7 @@ enum TransportErrors {
         case is CancellationError:
             return CourierError(.cancelled, request: request)
         case let error as HTTPClientError:
-            return CourierError(cause(for: error), request: request, underlyingError: error)
+            return CourierError(cause(for: error, duringBody: duringBody), request: request, underlyingError: error)
         case let error as HTTPParserError:
             let failure: TransportFailure =
                 if case .invalidEOFState = error {
@@ -121,12 +121,16 @@ enum TransportErrors {
         CourierError(.transport(TransportFailure(kind, message: message)), request: request, underlyingError: error)
     }
 
-    private static func cause(for error: HTTPClientError) -> CourierError.Cause {
+    private static func cause(for error: HTTPClientError, duringBody: Bool) -> CourierError.Cause {
         switch error {
         case .cancelled, .requestStreamCancelled: return .cancelled
         case .readTimeout, .writeTimeout, .connectTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout: return .timedOut
-        case .remoteConnectionClosed:
+        case .remoteConnectionClosed where duringBody:
             return .transport(TransportFailure(.truncatedBody, message: "the connection closed before the response was complete"))
+        case .remoteConnectionClosed:
+            // Before the head: no answer at all (a kept-alive connection the server dropped as
+            // it was reused, typically), which the exchange may send again; not a cut body.
+            return .transport(TransportFailure(.connectionLost, message: "the connection closed before the response arrived"))
         case .bodyLengthMismatch:
             return .transport(TransportFailure(.other, message: "the request body's length differs from the length it declared"))
         case .tlsHandshakeTimeout:

@@ -18,11 +18,19 @@ struct TransportErrorsTests {
 
     @Test func aConnectionClosedMidBodyIsATransientTruncation() {
         for error in [HTTPClientError.remoteConnectionClosed, HTTPParserError.invalidEOFState] as [any Error] {
-            let mapped = Self.mapped(error)
+            let mapped = TransportErrors.courierError(for: error, request: Self.request, duringBody: true)
             guard case .transport(let failure) = mapped.cause else { Issue.record("\(mapped)"); continue }
             #expect(failure.kind == .truncatedBody)
             #expect(mapped.isTransient)
         }
+    }
+
+    @Test func aConnectionClosedBeforeTheHeadIsALostConnectionNotACutBody() {
+        // No byte of an answer: the exchange may send an idempotent request again.
+        let mapped = Self.mapped(HTTPClientError.remoteConnectionClosed)
+        guard case .transport(let failure) = mapped.cause else { Issue.record("\(mapped)"); return }
+        #expect(failure.kind == .connectionLost)
+        #expect(mapped.isTransient)
     }
 
     @Test func refusedAndResetConnectionsAreTransient() {
