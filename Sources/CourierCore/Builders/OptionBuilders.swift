@@ -58,7 +58,8 @@ public func deadline(_ seconds: TimeInterval) -> RequestBuilder {
 }
 
 /// Lets retry middleware send this request again even if its method is not idempotent (or, with
-/// `false`, forbids it even if it is).
+/// `false`, forbids it even if it is). The ``Exchange`` follows the same choice when a hop's
+/// connection is lost before any answer (it sends such a hop once more).
 ///
 /// Only opt a `POST` or `PATCH` in when the server makes repeats safe, for example with an
 /// idempotency key.

@@ -10,6 +10,9 @@
 ///    middleware sees the request of that hop exactly as it goes out, after the redirect policy
 ///    changed it (method, body, and credentials dropped once the chain left the origin), and the
 ///    hop's own response, redirects included.
+///    A hop whose connection is lost before any answer is sent once more when the request may be
+///    sent again (``Request/isRetryable``): a kept-alive connection the server closed as it was
+///    reused costs the call nothing.
 /// 4. While the transport sends a hop, the request's ``Request/timeout`` runs as an idle timer
 ///    on the exchange's clock: the longest wait for the head, upload bytes counting as activity.
 /// 5. Each hop's head is settled (a status below 200 is a ``TransportFailure/Kind/badResponse``;
@@ -108,6 +111,7 @@ public struct Exchange: Executor {
         // Made at the first redirect: most calls have none.
         var chain: RedirectPolicy.Chain?
         var followed = 0
+        var resent = false
         while true {
             let hop = chain?.current ?? request
             let response: StreamedResponse
@@ -120,8 +124,13 @@ public struct Exchange: Executor {
                     }
                 }
             } catch {
+                if !resent, Self.mayResend(hop, after: error) {
+                    resent = true
+                    continue
+                }
                 throw CourierError.wrapping(error, request: request)
             }
+            resent = false
             guard redirects.follows, RedirectPolicy.isRedirect(response.status) else { return response }
             var state = chain ?? RedirectPolicy.Chain(request)
             switch redirects.next(status: response.status, location: response.headers[.location], chain: &state) {
@@ -137,6 +146,20 @@ public struct Exchange: Executor {
                 if Task.isCancelled { throw CourierError(.cancelled, request: request) }
             }
         }
+    }
+
+    /// Whether a hop that failed before its head may be sent once more: its connection was lost
+    /// before any answer (a kept-alive connection the server closed as it was reused, the
+    /// commonest case), the request may be sent again (an idempotent method, or
+    /// ``Request/allowsRetry``, and a body that can be read again: ``Request/isRetryable``), and
+    /// the call was not cancelled. RFC 9110 §9.2.2 allows a client to do this for idempotent
+    /// requests; libcurl, and so URLSession, already does it for reused connections, so every
+    /// transport now behaves alike.
+    static func mayResend(_ hop: Request, after error: any Error) -> Bool {
+        guard !Task.isCancelled, hop.isRetryable, let error = error as? CourierError, case .transport(let failure) = error.cause else {
+            return false
+        }
+        return failure.kind == .connectionLost
     }
 
     /// One hop through the hop middleware from `index` on, then the transport.
