@@ -18,6 +18,9 @@ final class Inflater {
     private(set) var isComplete = false
     /// The first magic byte of a next gzip member, when a read ended just after it.
     private var heldByte: UInt8?
+    /// The last call filled its piece without reaching the end: zlib may hold more output for
+    /// input it already took, to be asked for before the next input (or the body's end).
+    private var outputPending = false
 
     /// An inflater for `coding`, or `nil` when the body is not coded in a way Courier decodes
     /// (identity, or anything but a single `gzip`, `x-gzip` or `deflate`).
@@ -62,8 +65,10 @@ final class Inflater {
     /// - Throws: ``CourierError`` with a ``TransportFailure/Kind/badResponse`` failure for data
     ///   that is not what its `Content-Encoding` says.
     func nextPiece(of input: Data, from offset: inout Int) throws(CourierError) -> Data? {
-        while offset < input.count {
-            if isComplete || heldByte != nil {
+        // Until zlib has handed on everything it holds for this input, not only until it took it
+        // all: the last call that takes a read's bytes may fill its piece with more to come.
+        while offset < input.count || outputPending {
+            if offset < input.count, isComplete || heldByte != nil {
                 try startNextMember(input, from: &offset)
                 if heldByte != nil { return nil }
                 continue
@@ -77,9 +82,13 @@ final class Inflater {
             }
             offset += consumed
             switch status {
-            case Z_OK, Z_BUF_ERROR: break
-            case Z_STREAM_END: isComplete = true
-            default: throw Self.corrupt("the compressed body is corrupt (zlib status \(status))")
+            case Z_OK, Z_BUF_ERROR: outputPending = produced == Self.pieceSize
+            case Z_STREAM_END:
+                isComplete = true
+                outputPending = false
+            default:
+                outputPending = false
+                throw Self.corrupt("the compressed body is corrupt (zlib status \(status))")
             }
             if produced > 0 {
                 output.count = produced
@@ -121,7 +130,18 @@ final class Inflater {
     /// One call to zlib: decodes from `input` into `output`.
     /// - Returns: How many bytes zlib took and made, and its status.
     private func run(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> (consumed: Int, produced: Int, status: Int32) {
-        guard let inputBase = input.baseAddress, let outputBase = output.baseAddress else { return (0, 0, Z_BUF_ERROR) }
+        guard input.baseAddress == nil else { return run(input, from: input.baseAddress, into: output) }
+        // No input (asking zlib for output it holds) may come without an address: zlib reads
+        // none of it when `avail_in` is 0, but wants a pointer all the same.
+        var nothing: UInt8 = 0
+        return withUnsafeBytes(of: &nothing) { run(input, from: $0.baseAddress, into: output) }
+    }
+
+    /// ``run(_:into:)`` with the address zlib is given for `input`.
+    private func run(
+        _ input: UnsafeRawBufferPointer, from inputBase: UnsafeRawPointer?, into output: UnsafeMutableRawBufferPointer
+    ) -> (consumed: Int, produced: Int, status: Int32) {
+        guard let inputBase, let outputBase = output.baseAddress else { return (0, 0, Z_BUF_ERROR) }
         stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBase.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(input.count)
         stream.pointee.next_out = outputBase.assumingMemoryBound(to: Bytef.self)

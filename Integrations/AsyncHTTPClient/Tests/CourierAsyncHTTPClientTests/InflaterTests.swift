@@ -33,6 +33,50 @@ struct InflaterTests {
         }
     }
 
+    /// Found by the fuzz target (rule: splitting a body changes neither the outcome nor the bytes
+    /// out): when zlib took the last bytes of a read in the same call that filled a piece, the
+    /// output it still held was handed on only with the next read, and never when the body
+    /// ended there: this hostile body gave 240 bytes fewer read whole than split at byte 225.
+    @Test func whatZlibStillHoldsWhenAReadEndsIsHandedOnAtOnce() async throws {
+        let body = Self.fromFuzzer
+        let (whole, _) = try await inflate([body])
+        for split in [0, 100, 225, 300, body.count] {
+            let (pieces, _) = try await inflate([body.prefix(split), body.dropFirst(split)])
+            #expect(pieces == whole, "split at \(split): \(pieces.count) bytes, whole \(whole.count)")
+        }
+        #expect(whole.count == 393_456)
+    }
+
+    /// A valid body whose last read ends as a piece fills: complete, every byte out. Zeros
+    /// compress about a thousand to one, so one read of the whole body fills many pieces.
+    @Test(arguments: [Inflater.pieceSize, 6 * Inflater.pieceSize, 6 * Inflater.pieceSize + 240, 1 << 22])
+    func aValidBodyIsWholeAndCompleteReadInOneGo(_ size: Int) async throws {
+        let original = Data(count: size)
+        let (output, complete) = try await inflate([gzip(original)])
+        #expect(output.count == size)
+        #expect(complete)
+    }
+
+    /// The fuzzer's input (a gzip header, a deflate stream of zeros with a few stray bytes, no
+    /// end), written as runs: zero bytes as counts, other bytes in hex.
+    static let fromFuzzer: Data = {
+        let runs: [Any] = ["1f8b08", 1, "d70d076b02ffecc10101", 3, "8090feafee080a", 319, "40", 40, "04", 5, "c93035", 13]
+        var data = Data()
+        for run in runs {
+            if let zeros = run as? Int {
+                data += Data(count: zeros)
+            } else if let hex = run as? String {
+                var index = hex.startIndex
+                while index < hex.endIndex {
+                    let next = hex.index(index, offsetBy: 2)
+                    data.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+                    index = next
+                }
+            }
+        }
+        return data
+    }()
+
     @Test func aBodyCutAfterTheFirstMagicByteOfAnotherMemberIsNotComplete() async throws {
         let body = gzip(Data("one".utf8)) + Data([0x1f])
         let (output, complete) = try await inflate([body])
