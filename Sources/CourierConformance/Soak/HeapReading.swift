@@ -8,13 +8,28 @@ import Foundation
 /// `malloc_info` (found at run time: `malloc.h` is not part of Swift's Glibc module). Elsewhere,
 /// or if the function is missing, there is no reading.
 enum HeapReading {
-    /// The bytes in use now, or `nil`.
+    /// The bytes in use now, or `nil`: also when `malloc` is not glibc's (a sanitizer's, or an
+    /// allocator preloaded in its place), whose heap `malloc_info` does not see.
     static func inUse() -> Int? {
         #if canImport(Glibc)
-            guard let report = mallocInfo() else { return nil }
+            guard mallocIsGlibcs, let report = mallocInfo() else { return nil }
             return inUse(fromMallocInfo: report)
         #else
             return nil
+        #endif
+    }
+
+    /// Whether the process's `malloc` is the C library's own: the one every call resolves to is
+    /// the one `libc.so.6` defines. ThreadSanitizer, AddressSanitizer, heaptrack and jemalloc put
+    /// another in front of it.
+    static var mallocIsGlibcs: Bool {
+        #if canImport(Glibc)
+            guard let process = dlopen(nil, RTLD_NOW), let library = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD) else { return false }
+            defer { dlclose(library) }
+            guard let resolved = dlsym(process, "malloc"), let own = dlsym(library, "malloc") else { return false }
+            return resolved == own
+        #else
+            return false
         #endif
     }
 

@@ -84,7 +84,13 @@ import Testing
     }
 
     #if canImport(Glibc)
-        @Test func theHeapIsReadOnGlibc() throws {
+        @Test func theHeapIsReadOnlyWhereMallocIsGlibcs() throws {
+            // Under ThreadSanitizer (CI runs these tests again so) malloc is the sanitizer's,
+            // which malloc_info does not see: no reading rather than a wrong one.
+            guard HeapReading.mallocIsGlibcs else {
+                #expect(HeapReading.inUse() == nil)
+                return
+            }
             let before = try #require(HeapReading.inUse())
             // Mapped on its own and never touched: no resident cost, and far more than any other
             // test allocates or frees meanwhile.
