@@ -32,7 +32,7 @@ HARNESS = re.compile(
     r"\bSoak\.|\bTally\.|CourierSoak\.|CourierAHCSoak\."
 )
 # The standard library's generic code, specialised into the binary: its caller decides.
-STANDARD_LIBRARY = re.compile(r"^(specialized |generic specialization <.*> of )?(static )?_?(ContiguousArrayBuffer|NativeDictionary|NativeSet|Array|Dictionary|Set|String|Data)\b|^(specialized )?_[A-Z]\w*(Buffer|Storage)")
+STANDARD_LIBRARY = re.compile(r"^(specialized |generic specialization <.*> of )?(static )?_?(ContiguousArrayBuffer|ContiguousArray|ArrayBuffer|NativeDictionary|NativeSet|Array|Dictionary|Set|String|Data)\b|^(specialized )?_[A-Z]\w*(Buffer|Storage)")
 
 
 def parse(lines):
@@ -65,6 +65,9 @@ def parse(lines):
 
 
 def owner(frames):
+    # The Swift runtime's type metadata, made once per type whoever asked first.
+    if any("getGenericMetadata" in f or "MetadataCache" in f or "instantiateConcreteTypeFromMangledName" in f for f, _ in frames):
+        return "Swift type metadata (once per type)"
     for function, where in frames:
         location = " ".join(where)
         text = function + " " + location
@@ -73,14 +76,19 @@ def owner(frames):
             continue
         if HARNESS.search(text):
             return "the soak harness"
-        checkout = re.search(r"/checkouts/([^/]+)/", location)
+        source = next((w[3:] for w in where if w.startswith("at ")), "")
+        checkout = re.search(r"/checkouts/([^/]+)/", source)
         if checkout:
             return checkout.group(1)
-        if "/Sources/Courier" in location or "/Integrations/" in location:
+        if re.search(r"/Sources/Courier|/Integrations/[^/]+/Sources/", source):
             return "Courier"
         library = re.search(r"in (?:\S*/)?(lib[\w+-]+)\.so", location)
         if library:
             return library.group(1)
+        if not source or "<compiler-generated>" in source:
+            # Code in the executable with no source line (a specialisation, a thunk): its
+            # caller says whose it is.
+            continue
         if "dl-init" in location or "_dl_init" in function:
             return "library initialisers"
         if "pthread_create" in function:
