@@ -22,6 +22,10 @@ Each path is one way a hostile or broken server can answer:
                      idle connection as the client reuses it)
   /kept-then-closed-log?key=K
                      what each /kept-then-closed request with that key met, in order, as JSON
+  /set-cookies       200 with Set-Cookie fields a client must refuse or bound: 200 cookies for one
+                     host, cookies for another site's domain and a public suffix, Secure over
+                     http, a broken __Host- prefix, a 5,000-byte and a 16 KiB value, malformed
+                     pairs; then two good ones (good=1 with an Expires date, plain=2)
 Usage: python3 hostile_server.py PORT
 """
 import gzip
@@ -147,6 +151,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 seen = list(SEEN.get(key, []))
             self.send_body(200, json.dumps(seen).encode(), [("Content-Type", "application/json"), ("Connection", "close")])
             self.close_connection = True
+        elif url.path == "/set-cookies":
+            fields = ["flood%d=%d" % (i, i) for i in range(200)]
+            fields += [
+                "evil=3; Domain=example.com", "suffix=4; Domain=com", "other=5; Domain=localhost", "secure=6; Secure",
+                "__Host-prefixed=7; Path=/", "big=" + "x" * 5000, "huge=" + "y" * 16384, "=nameless", "noequals",
+                "spaced name=8", "good=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/", "plain=2",
+            ]
+            self.send_body(200, b"{}", [("Content-Type", "application/json")] + [("Set-Cookie", f) for f in fields])
         elif url.path == "/echo":
             echoed = {"path": self.path, "headers": dict(self.headers.items())}
             self.send_body(200, json.dumps(echoed).encode(), [("Content-Type", "application/json")])

@@ -42,7 +42,14 @@ struct FoundationHeaders: @unchecked Sendable {
         for (key, value) in all {
             // Through `base`: a cast from `Any` is cheaper than one from `AnyHashable`.
             guard let name = key.base as? String else { continue }
-            fields.append(HTTPHeaders.Field(name: HeaderName(rawValue: name), value: value as? String ?? "\(value)"))
+            let header = HeaderName(rawValue: name)
+            let text = value as? String ?? "\(value)"
+            if header == .setCookie {
+                // Foundation joins repeated fields with commas; each cookie is a field of its own.
+                for cookie in CookieJar.splitJoinedSetCookie(text) { fields.append(HTTPHeaders.Field(name: header, value: cookie)) }
+            } else {
+                fields.append(HTTPHeaders.Field(name: header, value: text))
+            }
         }
         fields.sort { $0.name.canonical < $1.name.canonical }
         return HTTPHeaders(fields)

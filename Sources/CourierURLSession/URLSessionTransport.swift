@@ -40,6 +40,10 @@ public final class URLSessionTransport: Transport {
 
     /// Creates a transport with its own sessions.
     ///
+    /// The sessions keep no cookies, whatever `configuration` says: URLSession would store what
+    /// each hop sets and replace a request's own `Cookie` field with its jar's, which no other
+    /// transport does. Use ``CookieMiddleware`` around each hop; it works the same everywhere.
+    ///
     /// On Linux the sessions run without a `URLCache`, whatever `configuration` says (the object
     /// you pass is not changed): FoundationNetworking traps the process when a task is cancelled
     /// while its cache lookup is still pending, a window no caller can see, and Courier cancels
@@ -100,16 +104,18 @@ public final class URLSessionTransport: Transport {
         #endif
     }
 
-    /// The configuration the sessions are made with: `configuration` itself on Apple platforms,
-    /// a copy without a `URLCache` on FoundationNetworking (see ``init(configuration:)``).
+    /// The configuration the sessions are made with: a copy of `configuration` that keeps no
+    /// cookies (Courier's ``CookieMiddleware`` is the one jar, the same on every transport), and
+    /// on FoundationNetworking also no `URLCache` (see ``init(configuration:)``).
     static func sessionConfiguration(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        guard let copy = configuration.copy() as? URLSessionConfiguration else { return configuration }
+        copy.httpShouldSetCookies = false
+        copy.httpCookieAcceptPolicy = .never
+        copy.httpCookieStorage = nil
         #if canImport(FoundationNetworking)
-            guard configuration.urlCache != nil, let copy = configuration.copy() as? URLSessionConfiguration else { return configuration }
             copy.urlCache = nil
-            return copy
-        #else
-            return configuration
         #endif
+        return copy
     }
 
     private var streamingSession: (session: URLSession, delegate: SessionDelegate) {

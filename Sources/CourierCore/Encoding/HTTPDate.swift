@@ -33,6 +33,36 @@ enum HTTPDate {
         return asctime(bytes)
     }
 
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form HTTP fields use.
+    /// Dates before year 1 or after 9999 are written as those years' limits.
+    static func format(_ date: Date) -> String {
+        let limit = 253_402_300_799.0  // 9999-12-31T23:59:59Z
+        let seconds = date.timeIntervalSince1970.isFinite ? Swift.min(Swift.max(date.timeIntervalSince1970, -62_135_596_800), limit) : 0
+        let total = Int(seconds.rounded(.down))
+        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+        let secondOfDay = total - days * 86_400
+        let civil = civilFromDays(days)
+        let weekday = weekdays[((days % 7) + 7 + 4) % 7]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let year = String(repeating: "0", count: Swift.max(0, 4 - String(civil.year).count)) + String(civil.year)
+        return "\(weekday.prefix(1).uppercased())\(weekday.dropFirst()), \(two(civil.day)) "
+            + "\(months[civil.month - 1].prefix(1).uppercased())\(months[civil.month - 1].dropFirst()) \(year) "
+            + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+    }
+
+    /// Year, month and day of a day counted from 1970-01-01 (Hinnant's `civil_from_days`).
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
     /// `SP 06 SP Nov SP 1994 SP 08:49:37 SP GMT`, after the day name and comma.
     private static func imfFixdate(_ bytes: ArraySlice<UInt8>) -> Date? {
         var reader = Reader(bytes)
@@ -83,7 +113,7 @@ enum HTTPDate {
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    private static func daysIn(month: Int, year: Int) -> Int {
+    static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -93,7 +123,7 @@ enum HTTPDate {
 
     /// Days from 1970-01-01 to the date in the proleptic Gregorian calendar (Howard Hinnant's
     /// `days_from_civil`).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -115,9 +145,9 @@ enum HTTPDate {
         return yearOfEra + era * 400 + (monthIndex >= 10 ? 1 : 0)
     }
 
-    private static let weekdays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+    static let weekdays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
     private static let fullWeekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     private static func weekday(_ name: ArraySlice<UInt8>) -> Int? {
         weekdays.firstIndex { equalIgnoringCase(name, $0) }

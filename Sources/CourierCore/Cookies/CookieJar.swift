@@ -1,0 +1,329 @@
+import Foundation
+
+/// The cookies a client keeps, as a value: what servers set, stored by the rules of
+/// [RFC 6265](https://www.rfc-editor.org/rfc/rfc6265), and what goes back with each request.
+///
+/// A jar is `Codable` (save it, load it next launch) and bounded: at most
+/// ``Policy/maximumCookiesPerDomain`` cookies per domain and ``Policy/maximumCookies`` in all,
+/// the least recently used evicted first, expired ones before anything else. To share one
+/// between executors and calls, put it in a ``CookieStore`` and send through
+/// ``CookieMiddleware``; this type itself is a plain value with no clock, so tests pass the
+/// time they want.
+///
+/// ```swift
+/// var jar = CookieJar()
+/// jar.store(setCookie: ["session=abc; Path=/; HttpOnly"], from: url, at: now)
+/// jar.cookieHeader(for: url, at: now)   // "session=abc"
+/// ```
+///
+/// A saved jar holds cookie values, which are secrets: store it as you would a token.
+public struct CookieJar: Sendable, Hashable, Codable {
+    /// A jar's limits and rules.
+    public struct Policy: Sendable, Hashable, Codable {
+        /// The most bytes a cookie's name and value may have together; 4,096 by default
+        /// (RFC 6265 §6.1's minimum, what browsers allow).
+        public var maximumCookieSize: Int
+        /// The most cookies one domain may have; 50 by default. The least recently used goes
+        /// when a new one would pass it.
+        public var maximumCookiesPerDomain: Int
+        /// The most cookies the jar holds; 3,000 by default.
+        public var maximumCookies: Int
+        /// Domains to treat as public suffixes beyond Courier's built-in rule (see
+        /// ``Cookie/init(setCookie:from:at:policy:)``): for example entries of the Public
+        /// Suffix List, lowercase, without a leading dot.
+        public var publicSuffixes: Set<String>
+
+        /// Creates a policy; negative limits count as `0`.
+        /// - Parameters:
+        ///   - maximumCookieSize: Bytes of name and value per cookie.
+        ///   - maximumCookiesPerDomain: Cookies per domain.
+        ///   - maximumCookies: Cookies in all.
+        ///   - publicSuffixes: Extra public suffixes.
+        public init(
+            maximumCookieSize: Int = 4096, maximumCookiesPerDomain: Int = 50, maximumCookies: Int = 3000,
+            publicSuffixes: Set<String> = []
+        ) {
+            self.maximumCookieSize = Swift.max(0, maximumCookieSize)
+            self.maximumCookiesPerDomain = Swift.max(0, maximumCookiesPerDomain)
+            self.maximumCookies = Swift.max(0, maximumCookies)
+            self.publicSuffixes = Set(publicSuffixes.map(CookieDomain.canonical))
+        }
+    }
+
+    /// The jar's limits and rules.
+    public var policy: Policy
+    /// Cookies by domain, then by name and path.
+    private var domains: [String: [Cookie.Key: Cookie]] = [:]
+    /// How many cookies `domains` holds.
+    public private(set) var count = 0
+    /// The latest time given to a cookie's ``Cookie/lastAccess``: each use gets a later one, so
+    /// the least recently used is one cookie, whatever the clock's resolution.
+    private var latestUse = Date.distantPast
+    /// The latest ``Cookie/created`` given, for the same reason: the `Cookie` field lists
+    /// cookies of one path length oldest first.
+    private var latestCreation = Date.distantPast
+
+    /// Creates a jar.
+    /// - Parameters:
+    ///   - policy: Its limits and rules.
+    ///   - cookies: Cookies to start with, as a saved jar had them; the limits apply.
+    public init(policy: Policy = Policy(), cookies: [Cookie] = []) {
+        self.policy = policy
+        for cookie in cookies.sorted(by: { $0.lastAccess < $1.lastAccess }) {
+            var cookie = cookie
+            cookie.domain = CookieDomain.canonical(cookie.domain)
+            remove(cookie.key)
+            put(cookie)
+            evict(at: .distantPast, keeping: cookie.key)
+        }
+    }
+
+    /// Every cookie, expired ones included, ordered by domain, path and name.
+    public var cookies: [Cookie] {
+        domains.values.flatMap(\.values).sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
+    }
+
+    /// Whether the jar holds no cookie.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Stores what a response's `Set-Cookie` fields set, field by field, as RFC 6265 §5.3
+    /// says: a cookie replaces the one with its name, domain and path (keeping its creation
+    /// time), an expired one deletes it, and a refused one changes nothing.
+    ///
+    /// A field that holds several cookies joined by commas (URLSession joins repeated fields)
+    /// is split first: see ``splitJoinedSetCookie(_:)``.
+    /// - Parameters:
+    ///   - values: The `Set-Cookie` field values.
+    ///   - url: The URL of the request the response answered (the hop, on a redirect).
+    ///   - now: The current time.
+    /// - Returns: Why each refused field was refused, in order; empty when all were stored.
+    @discardableResult
+    public mutating func store(setCookie values: [String], from url: URL, at now: Date) -> [CookieRejection] {
+        var rejections: [CookieRejection] = []
+        for value in values.flatMap(Self.splitJoinedSetCookie) {
+            do {
+                let cookie = try Cookie(setCookie: value, from: url, at: now, policy: policy)
+                try insert(cookie, secureOrigin: CookieTarget(url)?.isSecure ?? false, at: now)
+            } catch {
+                rejections.append(error)
+            }
+        }
+        return rejections
+    }
+
+    /// Stores a cookie made in code (not from a server), replacing the one with its name,
+    /// domain and path; an expired cookie removes that one.
+    /// - Parameters:
+    ///   - cookie: The cookie.
+    ///   - now: The current time, for expiry and eviction.
+    public mutating func insert(_ cookie: Cookie, at now: Date) {
+        try? insert(cookie, secureOrigin: true, at: now)
+    }
+
+    /// The storage rules after parsing (RFC 6265 §5.3 steps 11–12, RFC 6265bis §5.7).
+    private mutating func insert(_ cookie: Cookie, secureOrigin: Bool, at now: Date) throws(CookieRejection) {
+        var cookie = cookie
+        if !secureOrigin, !cookie.secure, shadowsSecureCookie(cookie) { throw .wouldOverwriteSecureCookie }
+        let old = domains[cookie.domain]?[cookie.key]
+        if let old {
+            cookie.created = old.created
+            remove(old.key)
+        } else {
+            // Cookies stored at one instant keep the order they came in.
+            cookie.created = later(than: latestCreation, now: cookie.created)
+            latestCreation = cookie.created
+        }
+        guard !cookie.isExpired(at: now) else { return }
+        cookie.lastAccess = use(at: now)
+        put(cookie)
+        evict(at: now, keeping: cookie.key)
+    }
+
+    /// Whether a cookie from an insecure origin would replace or shadow a `Secure` one with its
+    /// name: the domains match one way or the other and the new path covers the old one's.
+    private func shadowsSecureCookie(_ cookie: Cookie) -> Bool {
+        for (domain, bucket) in domains
+        where CookieDomain.host(domain, matches: cookie.domain, isIP: false) || CookieDomain.host(cookie.domain, matches: domain, isIP: false) {
+            for existing in bucket.values where existing.secure && existing.name == cookie.name {
+                if CookiePath.path(cookie.path, matches: existing.path) { return true }
+            }
+        }
+        return false
+    }
+
+    /// The cookies that go with a request to `url` at `now`, in the order the `Cookie` field
+    /// lists them (longer paths first, then older first); marks them used. Expired cookies of
+    /// the domains looked at are removed.
+    /// - Parameters:
+    ///   - url: The request's URL.
+    ///   - now: The current time.
+    /// - Returns: The cookies, possibly none.
+    public mutating func cookies(for url: URL, at now: Date) -> [Cookie] {
+        guard count > 0, let target = CookieTarget(url) else { return [] }
+        var found: [Cookie] = []
+        for domain in Self.candidateDomains(of: target) {
+            guard var bucket = domains[domain] else { continue }
+            var changed = false
+            for (key, cookie) in bucket {
+                if cookie.isExpired(at: now) {
+                    bucket[key] = nil
+                    count -= 1
+                    changed = true
+                } else if cookie.matches(target) {
+                    bucket[key]?.lastAccess = use(at: now)
+                    changed = true
+                    found.append(cookie)
+                }
+            }
+            if changed { domains[domain] = bucket.isEmpty ? nil : bucket }
+        }
+        return found.sorted { $0.path.utf8.count != $1.path.utf8.count ? $0.path.utf8.count > $1.path.utf8.count : $0.created < $1.created }
+    }
+
+    /// The `Cookie` field value for a request to `url` (`name=value; name2=value2`), or `nil`
+    /// when no cookie goes with it.
+    /// - Parameters:
+    ///   - url: The request's URL.
+    ///   - now: The current time.
+    /// - Returns: The field value.
+    public mutating func cookieHeader(for url: URL, at now: Date) -> String? {
+        let cookies = cookies(for: url, at: now)
+        guard !cookies.isEmpty else { return nil }
+        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// Removes every cookie that has expired at `now`.
+    /// - Parameter now: The current time.
+    public mutating func removeExpired(at now: Date) {
+        for (domain, bucket) in domains {
+            let kept = bucket.filter { !$0.value.isExpired(at: now) }
+            count -= bucket.count - kept.count
+            domains[domain] = kept.isEmpty ? nil : kept
+        }
+    }
+
+    /// Removes the cookies `shouldRemove` picks.
+    /// - Parameter shouldRemove: Whether to remove a cookie.
+    public mutating func removeAll(where shouldRemove: (Cookie) throws -> Bool) rethrows {
+        for (domain, bucket) in domains {
+            let kept = try bucket.filter { try !shouldRemove($0.value) }
+            count -= bucket.count - kept.count
+            domains[domain] = kept.isEmpty ? nil : kept
+        }
+    }
+
+    /// This jar without its session cookies (those with no expiry), as it should be when the
+    /// session ends: before saving it, or when the app starts again.
+    /// - Returns: The jar with persistent cookies only.
+    public func endingSession() -> CookieJar {
+        var jar = self
+        jar.removeAll { $0.expires == nil }
+        return jar
+    }
+
+    /// The domains whose cookies may go to `target`: its host, then each parent domain (names
+    /// only: an IP address has no parents).
+    private static func candidateDomains(of target: CookieTarget) -> [String] {
+        guard !target.isIP else { return [target.host] }
+        var domains = [target.host]
+        var rest = Substring(target.host)
+        while let dot = rest.firstIndex(of: ".") {
+            rest = rest[rest.index(after: dot)...]
+            if !rest.isEmpty { domains.append(String(rest)) }
+        }
+        return domains
+    }
+
+    /// `now`, or just after the latest use when that is not earlier.
+    private mutating func use(at now: Date) -> Date {
+        latestUse = later(than: latestUse, now: now)
+        return latestUse
+    }
+
+    /// `now`, or the instant just after `latest` when `now` is not later.
+    private func later(than latest: Date, now: Date) -> Date {
+        now > latest ? now : Date(timeIntervalSinceReferenceDate: latest.timeIntervalSinceReferenceDate.nextUp)
+    }
+
+    private mutating func put(_ cookie: Cookie) {
+        if cookie.lastAccess > latestUse { latestUse = cookie.lastAccess }
+        if cookie.created > latestCreation { latestCreation = cookie.created }
+        if domains[cookie.domain, default: [:]].updateValue(cookie, forKey: cookie.key) == nil { count += 1 }
+    }
+
+    private mutating func remove(_ key: Cookie.Key) {
+        if domains[key.domain]?.removeValue(forKey: key) != nil {
+            count -= 1
+            if domains[key.domain]?.isEmpty == true { domains[key.domain] = nil }
+        }
+    }
+
+    /// Keeps the limits: expired cookies go first, then the least recently used of the
+    /// domain, then of the whole jar. `keeping` (the cookie just stored) goes last.
+    private mutating func evict(at now: Date, keeping: Cookie.Key) {
+        let domain = keeping.domain
+        if let bucket = domains[domain], bucket.count > policy.maximumCookiesPerDomain {
+            for cookie in bucket.values where cookie.isExpired(at: now) { remove(cookie.key) }
+            while let bucket = domains[domain], bucket.count > policy.maximumCookiesPerDomain {
+                guard let oldest = Self.leastRecentlyUsed(bucket.values, sparing: keeping) else { break }
+                remove(oldest.key)
+            }
+        }
+        if count > policy.maximumCookies {
+            removeExpired(at: now)
+            while count > policy.maximumCookies {
+                guard let oldest = Self.leastRecentlyUsed(domains.values.lazy.flatMap(\.values), sparing: keeping) else { break }
+                remove(oldest.key)
+            }
+        }
+        if count > policy.maximumCookies || (domains[domain]?.count ?? 0) > policy.maximumCookiesPerDomain {
+            // A limit of 0: not even the new cookie stays.
+            remove(keeping)
+        }
+    }
+
+    private static func leastRecentlyUsed(_ cookies: some Sequence<Cookie>, sparing key: Cookie.Key) -> Cookie? {
+        var oldest: Cookie?
+        for cookie in cookies where cookie.key != key {
+            if let current = oldest, (current.lastAccess, current.created) <= (cookie.lastAccess, cookie.created) { continue }
+            oldest = cookie
+        }
+        return oldest
+    }
+
+    // MARK: Codable
+
+    private enum CodingKeys: String, CodingKey {
+        case policy, cookies
+    }
+
+    /// Reads a saved jar; its limits apply to the cookies it held.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: What the decoder throws.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let policy = try container.decodeIfPresent(Policy.self, forKey: .policy) ?? Policy()
+        self.init(policy: policy, cookies: try container.decodeIfPresent([Cookie].self, forKey: .cookies) ?? [])
+    }
+
+    /// Writes the jar: its policy and every cookie (values included).
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(policy, forKey: .policy)
+        try container.encode(cookies, forKey: .cookies)
+    }
+}
+
+extension CookieJar: CustomStringConvertible, CustomReflectable {
+    /// The cookies, one per line, values hidden.
+    public var description: String {
+        "CookieJar(\(count) cookies)" + cookies.map { "\n  \($0)" }.joined()
+    }
+
+    /// The jar's policy and cookies for `dump` and debuggers, values hidden.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["policy": policy, "cookies": cookies], displayStyle: .struct)
+    }
+}

@@ -1,0 +1,154 @@
+import Courier
+import Foundation
+import Testing
+
+/// The jar as a value: what goes back to which URL, replacement, deletion, limits, persistence,
+/// and that no printed form shows a value.
+@Suite("Cookies: the jar")
+struct CookieJarTests {
+    static let now = SetCookieTests.now
+    static let site = URL(string: "https://www.example.com/shop/cart")!
+
+    private func filled(_ fields: [String], from url: URL = site, policy: CookieJar.Policy = .init()) -> CookieJar {
+        var jar = CookieJar(policy: policy)
+        let rejections = jar.store(setCookie: fields, from: url, at: Self.now)
+        #expect(rejections.isEmpty, "\(rejections)")
+        return jar
+    }
+
+    private func header(_ jar: CookieJar, _ url: String, at time: Date = now) -> String? {
+        var jar = jar
+        return jar.cookieHeader(for: URL(string: url)!, at: time)
+    }
+
+    @Test func aHostOnlyCookieGoesToItsHostAloneAndADomainCookieToSubdomainsToo() {
+        let jar = filled(["host=1; Path=/", "wide=2; Domain=example.com; Path=/"])
+        #expect(header(jar, "https://www.example.com/") == "host=1; wide=2")
+        #expect(header(jar, "https://api.www.example.com/") == "wide=2")
+        #expect(header(jar, "https://example.com/") == "wide=2")
+        #expect(header(jar, "https://badexample.com/") == nil)
+        #expect(header(jar, "https://example.com.evil.test/") == nil)
+    }
+
+    @Test func aCookieGoesToItsPathAndBelowNotToASiblingThatSharesAPrefix() {
+        let jar = filled(["a=1; Path=/shop"])
+        #expect(header(jar, "https://www.example.com/shop") == "a=1")
+        #expect(header(jar, "https://www.example.com/shop/item?x=1") == "a=1")
+        #expect(header(jar, "https://www.example.com/shopping") == nil)
+        #expect(header(jar, "https://www.example.com/") == nil)
+    }
+
+    @Test func aSecureCookieNeverGoesOverHTTP() {
+        let jar = filled(["s=1; Secure; Path=/"])
+        #expect(header(jar, "https://www.example.com/") == "s=1")
+        #expect(header(jar, "http://www.example.com/") == nil)
+    }
+
+    @Test func longerPathsComeFirstThenOlderCookies() {
+        var jar = CookieJar()
+        jar.store(setCookie: ["b=1; Path=/"], from: Self.site, at: Self.now)
+        jar.store(setCookie: ["a=2; Path=/"], from: Self.site, at: Self.now.addingTimeInterval(1))
+        jar.store(setCookie: ["c=3; Path=/shop"], from: Self.site, at: Self.now.addingTimeInterval(2))
+        #expect(header(jar, "https://www.example.com/shop/x", at: Self.now.addingTimeInterval(3)) == "c=3; b=1; a=2")
+    }
+
+    @Test func aNewCookieReplacesTheOneWithItsNameDomainAndPathAndKeepsItsCreationTime() {
+        var jar = filled(["a=1; Path=/"])
+        jar.store(setCookie: ["a=2; Path=/"], from: Self.site, at: Self.now.addingTimeInterval(60))
+        #expect(jar.count == 1)
+        let cookie = jar.cookies[0]
+        #expect(cookie.value == "2" && cookie.created == Self.now && cookie.lastAccess == Self.now.addingTimeInterval(60))
+        jar.store(setCookie: ["a=3; Path=/other"], from: Self.site, at: Self.now)
+        #expect(jar.count == 2)
+    }
+
+    @Test func anExpiredCookieDeletesTheOneItNames() {
+        var jar = filled(["a=1; Path=/", "b=2; Path=/"])
+        jar.store(setCookie: ["a=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT", "b=x; Path=/; Max-Age=0"], from: Self.site, at: Self.now)
+        #expect(jar.isEmpty)
+    }
+
+    @Test func aCookiePastItsExpiryIsNotSentAndIsRemoved() {
+        var jar = filled(["a=1; Path=/; Max-Age=60"])
+        #expect(header(jar, "https://www.example.com/", at: Self.now.addingTimeInterval(59)) == "a=1")
+        #expect(jar.cookieHeader(for: URL(string: "https://www.example.com/")!, at: Self.now.addingTimeInterval(60)) == nil)
+        #expect(jar.isEmpty)
+    }
+
+    @Test func anInsecureOriginCannotReplaceOrShadowASecureCookie() {
+        var jar = filled(["id=secret; Secure; Path=/"])
+        let http = URL(string: "http://www.example.com/shop/")!
+        #expect(jar.store(setCookie: ["id=forged; Path=/"], from: http, at: Self.now) == [.wouldOverwriteSecureCookie])
+        #expect(jar.store(setCookie: ["id=forged; Path=/shop"], from: http, at: Self.now) == [.wouldOverwriteSecureCookie])
+        #expect(jar.store(setCookie: ["id=forged; Domain=example.com; Path=/"], from: http, at: Self.now) == [.wouldOverwriteSecureCookie])
+        #expect(jar.store(setCookie: ["other=1; Path=/"], from: http, at: Self.now).isEmpty)
+        #expect(header(jar, "https://www.example.com/") == "id=secret; other=1")
+    }
+
+    @Test func aDomainKeepsAtMostItsLimitTheLeastRecentlyUsedGoingFirst() {
+        var jar = CookieJar(policy: .init(maximumCookiesPerDomain: 3))
+        jar.store(setCookie: ["c0=0; Path=/shop", "c1=1; Path=/account", "c2=2; Path=/account"], from: Self.site, at: Self.now)
+        // c0 is sent and c1 stored again, so c2 is now the least recently used.
+        _ = jar.cookies(for: Self.site, at: Self.now.addingTimeInterval(1))
+        jar.store(setCookie: ["c1=again; Path=/account"], from: Self.site, at: Self.now.addingTimeInterval(2))
+        jar.store(setCookie: ["c3=3; Path=/"], from: Self.site, at: Self.now.addingTimeInterval(3))
+        #expect(Set(jar.cookies.map(\.name)) == ["c0", "c1", "c3"])
+        jar.store(setCookie: (10..<1000).map { "f\($0)=1; Path=/" }, from: Self.site, at: Self.now.addingTimeInterval(4))
+        #expect(Set(jar.cookies.map(\.name)) == ["f997", "f998", "f999"])
+        #expect(jar.count == 3)
+    }
+
+    @Test func theJarKeepsAtMostItsTotalExpiredCookiesGoingFirst() {
+        var jar = CookieJar(policy: .init(maximumCookies: 2))
+        jar.store(setCookie: ["short=1; Max-Age=10"], from: URL(string: "https://a.test/")!, at: Self.now)
+        jar.store(setCookie: ["old=1"], from: URL(string: "https://b.test/")!, at: Self.now.addingTimeInterval(1))
+        jar.store(setCookie: ["new=1"], from: URL(string: "https://c.test/")!, at: Self.now.addingTimeInterval(20))
+        #expect(Set(jar.cookies.map(\.name)) == ["old", "new"])
+        jar.store(setCookie: ["newer=1"], from: URL(string: "https://d.test/")!, at: Self.now.addingTimeInterval(21))
+        #expect(Set(jar.cookies.map(\.name)) == ["new", "newer"])
+    }
+
+    @Test(arguments: [CookieJar.Policy(maximumCookiesPerDomain: 0), .init(maximumCookies: 0), .init(maximumCookiesPerDomain: -5, maximumCookies: -1)])
+    func aLimitOfZeroKeepsNothing(policy: CookieJar.Policy) {
+        var jar = CookieJar(policy: policy)
+        jar.store(setCookie: ["a=1"], from: Self.site, at: Self.now)
+        #expect(jar.isEmpty)
+    }
+
+    @Test func aSavedJarLoadsWithItsCookiesAndItsLimitsApply() throws {
+        let saved = filled(["a=1; Path=/; Max-Age=3600", "session=2; Path=/", "wide=3; Domain=example.com; Secure; HttpOnly; SameSite=Strict"])
+        let data = try JSONEncoder().encode(saved)
+        let loaded = try JSONDecoder().decode(CookieJar.self, from: data)
+        #expect(loaded.cookies == saved.cookies)
+        #expect(header(loaded, "https://www.example.com/shop") == header(saved, "https://www.example.com/shop"))
+        #expect(loaded.endingSession().cookies.map(\.name) == ["a"])
+        var tight = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        tight["policy"] = ["maximumCookieSize": 4096, "maximumCookiesPerDomain": 1, "maximumCookies": 10, "publicSuffixes": [String]()]
+        let bounded = try JSONDecoder().decode(CookieJar.self, from: JSONSerialization.data(withJSONObject: tight))
+        #expect(bounded.count == 2)
+    }
+
+    @Test func noPrintedFormShowsAValue() {
+        let jar = filled(["session=TOPSECRET-1; Path=/; Secure; HttpOnly; Max-Age=60", "pref=TOPSECRET-2; Domain=example.com"])
+        let cookie = jar.cookies[0]
+        var dumped = ""
+        dump(jar, to: &dumped)
+        var dumpedCookie = ""
+        dump(cookie, to: &dumpedCookie)
+        let store = CookieStore(jar)
+        let forms = [
+            "\(jar)", String(describing: jar), String(reflecting: jar), dumped, "\(cookie)", String(reflecting: cookie), dumpedCookie,
+            "\(store)", String(reflecting: store), "\(Mirror(reflecting: cookie).children.map { "\($0.value)" })",
+        ]
+        for form in forms {
+            #expect(!form.contains("TOPSECRET"), "\(form)")
+        }
+        #expect("\(cookie)".contains("session=<redacted>") || "\(cookie)".contains("pref=<redacted>"))
+    }
+
+    @Test func aCookieMadeInCodeIsStoredWithoutTheOriginRules() {
+        var jar = CookieJar()
+        jar.insert(Cookie(name: "pref", value: "dark", domain: ".Example.com", hostOnly: false, path: "/"), at: Self.now)
+        #expect(header(jar, "http://api.example.com/") == "pref=dark")
+    }
+}

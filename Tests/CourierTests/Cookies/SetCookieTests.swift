@@ -1,0 +1,170 @@
+import Courier
+import Foundation
+import Testing
+
+/// `Set-Cookie` parsed as RFC 6265 §5.2–5.3 says, strictly where a server could do harm.
+@Suite("Cookies: Set-Cookie parsing and the storage rules")
+struct SetCookieTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let https = URL(string: "https://www.example.com/account/login")!
+    static let http = URL(string: "http://www.example.com/account/login")!
+
+    private func parse(_ field: String, from url: URL = https) throws(CookieRejection) -> Cookie {
+        try Cookie(setCookie: field, from: url, at: Self.now)
+    }
+
+    @Test func aPlainCookieBelongsToItsHostAndTheRequestsDirectory() throws {
+        let cookie = try parse("sid=abc")
+        #expect(cookie.name == "sid" && cookie.value == "abc")
+        #expect(cookie.domain == "www.example.com" && cookie.hostOnly)
+        #expect(cookie.path == "/account")
+        #expect(cookie.expires == nil && !cookie.secure && !cookie.httpOnly && cookie.sameSite == nil)
+        #expect(cookie.created == Self.now && cookie.lastAccess == Self.now)
+    }
+
+    @Test func attributesAreReadCaseInsensitivelyAndTheLastOfEachWins() throws {
+        let cookie = try parse(" sid = a b ;PATH=/x; path=/y; secure; HTTPONLY; SameSite=lax; Domain=EXAMPLE.com; Unknown=1")
+        #expect(cookie.name == "sid" && cookie.value == "a b")
+        #expect(cookie.path == "/y")
+        #expect(cookie.secure && cookie.httpOnly && cookie.sameSite == .lax)
+        #expect(cookie.domain == "example.com" && !cookie.hostOnly)
+    }
+
+    @Test(arguments: [
+        ("noequals", CookieRejection.noNameValuePair),
+        ("=value", .invalidName),
+        ("na me=1", .invalidName),
+        ("naïve=1", .invalidName),
+        ("a=b\u{0}c", .controlCharacter),
+        ("a=b\u{7F}", .controlCharacter),
+        ("a=line\nbreak", .controlCharacter),
+    ])
+    func aMalformedFieldIsRefused(field: String, rejection: CookieRejection) {
+        #expect(throws: rejection) { try parse(field) }
+    }
+
+    @Test func aCookieOverTheSizeLimitIsRefused() throws {
+        #expect(throws: CookieRejection.tooLarge(limit: 4096)) { try parse("big=" + String(repeating: "x", count: 4094)) }
+        #expect(try parse("big=" + String(repeating: "x", count: 4093)).value.count == 4093)
+        let small = CookieJar.Policy(maximumCookieSize: 10)
+        #expect(throws: CookieRejection.tooLarge(limit: 10)) { try Cookie(setCookie: "name=value12", from: Self.https, at: Self.now, policy: small) }
+    }
+
+    @Test func anAttributeValueOverAKilobyteIsIgnored() throws {
+        let cookie = try parse("a=1; Path=/" + String(repeating: "p", count: 1024))
+        #expect(cookie.path == "/account")
+    }
+
+    @Test(arguments: [
+        ("a=1; Domain=other.com", CookieRejection.domainMismatch),
+        ("a=1; Domain=ww.example.com", .domainMismatch),
+        ("a=1; Domain=sub.www.example.com", .domainMismatch),
+        ("a=1; Domain=com", .publicSuffix),
+        ("a=1; Domain=.com", .publicSuffix),
+        ("a=1; Domain=exämple.com", .invalidDomain),
+    ])
+    func aDomainThatDoesNotCoverTheHostIsRefused(field: String, rejection: CookieRejection) {
+        #expect(throws: rejection) { try parse(field) }
+    }
+
+    @Test(arguments: ["https://shop.example.co.uk/", "https://me.github.io/", "https://a.b.com.au/"])
+    func aRegistrysSuffixIsAPublicSuffix(url: String) throws {
+        let url = try #require(URL(string: url))
+        let host = try #require(url.host())
+        let suffix = host.split(separator: ".").suffix(2).joined(separator: ".")
+        #expect(throws: CookieRejection.publicSuffix) { try Cookie(setCookie: "a=1; Domain=\(suffix)", from: url, at: Self.now) }
+    }
+
+    @Test func aPublicSuffixThatIsTheHostItselfGivesAHostOnlyCookie() throws {
+        let cookie = try Cookie(setCookie: "a=1; Domain=localhost", from: URL(string: "http://localhost:8080/")!, at: Self.now)
+        #expect(cookie.domain == "localhost" && cookie.hostOnly)
+    }
+
+    @Test func extraPublicSuffixesComeFromThePolicy() {
+        let policy = CookieJar.Policy(publicSuffixes: ["Example.com"])
+        #expect(throws: CookieRejection.publicSuffix) {
+            try Cookie(setCookie: "a=1; Domain=example.com", from: Self.https, at: Self.now, policy: policy)
+        }
+    }
+
+    @Test func anIPAddressGetsNoParentDomain() throws {
+        let ip = URL(string: "http://127.0.0.1:8080/")!
+        #expect(throws: CookieRejection.domainMismatch) { try Cookie(setCookie: "a=1; Domain=0.0.1", from: ip, at: Self.now) }
+        let cookie = try Cookie(setCookie: "a=1; Domain=127.0.0.1", from: ip, at: Self.now)
+        #expect(cookie.domain == "127.0.0.1")
+        #expect(!cookie.matches(URL(string: "http://1.127.0.0.1/")!))
+    }
+
+    @Test func secureNeedsASecureOrigin() throws {
+        #expect(throws: CookieRejection.secureFromInsecureOrigin) { try parse("a=1; Secure", from: Self.http) }
+        #expect(try parse("a=1; Secure").secure)
+    }
+
+    @Test(arguments: [
+        ("__Secure-a=1", false), ("__Secure-a=1; Secure", true), ("__secure-a=1; Secure; Domain=example.com", true),
+        ("__Host-a=1; Secure; Path=/", true), ("__Host-a=1; Secure", false), ("__HOST-a=1; Secure; Path=/; Domain=www.example.com", false),
+        ("__Host-a=1; Path=/", false),
+    ])
+    func prefixesNeedWhatTheyPromise(field: String, accepted: Bool) {
+        do {
+            _ = try parse(field)
+            #expect(accepted, "\(field) was accepted")
+        } catch {
+            #expect(!accepted && error == .prefixRequirementsUnmet, "\(field): \(error)")
+        }
+    }
+
+    @Test func maxAgeWinsOverExpiresWhateverTheOrder() throws {
+        let cookie = try parse("a=1; Max-Age=60; Expires=Wed, 21 Oct 2037 07:28:00 GMT")
+        #expect(cookie.expires == Self.now.addingTimeInterval(60))
+        let other = try parse("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Max-Age=60")
+        #expect(other.expires == Self.now.addingTimeInterval(60))
+    }
+
+    @Test(arguments: ["0", "-1", "-99999999999999999999999"])
+    func aMaxAgeOfZeroOrLessExpiresAtOnce(maxAge: String) throws {
+        #expect(try parse("a=1; Max-Age=\(maxAge)").isExpired(at: Self.now))
+    }
+
+    @Test(arguments: ["99999999999999999999999999", "9223372036854775807", "34560001"])
+    func anExpiryIsCappedAtFourHundredDays(maxAge: String) throws {
+        #expect(try parse("a=1; Max-Age=\(maxAge)").expires == Self.now.addingTimeInterval(Cookie.maximumLifetime))
+        #expect(try parse("a=1; Expires=Fri, 31 Dec 9999 23:59:59 GMT").expires == Self.now.addingTimeInterval(Cookie.maximumLifetime))
+    }
+
+    @Test(arguments: ["1.5", "+60", "", "60s", " "])
+    func aMalformedMaxAgeIsIgnored(maxAge: String) throws {
+        #expect(try parse("a=1; Max-Age=\(maxAge)").expires == nil)
+    }
+
+    @Test func aPathThatDoesNotStartWithASlashIsTheDefaultPath() throws {
+        #expect(try parse("a=1; Path=relative").path == "/account")
+        #expect(try parse("a=1; Path=").path == "/account")
+        #expect(try Cookie(setCookie: "a=1", from: URL(string: "https://x.test")!, at: Self.now).path == "/")
+        #expect(try Cookie(setCookie: "a=1", from: URL(string: "https://x.test/file")!, at: Self.now).path == "/")
+    }
+
+    @Test func aURLThatIsNotHTTPSetsNothing() {
+        #expect(throws: CookieRejection.unsupportedURL) { try Cookie(setCookie: "a=1", from: URL(string: "file:///tmp/x")!, at: Self.now) }
+        #expect(throws: CookieRejection.unsupportedURL) { try Cookie(setCookie: "a=1", from: URL(string: "ftp://x.test/")!, at: Self.now) }
+    }
+
+    @Test func aRejectionsDescriptionNeverShowsTheValue() {
+        let all: [CookieRejection] = [
+            .noNameValuePair, .invalidName, .controlCharacter, .tooLarge(limit: 1), .unsupportedURL, .domainMismatch, .publicSuffix,
+            .invalidDomain, .secureFromInsecureOrigin, .prefixRequirementsUnmet, .wouldOverwriteSecureCookie,
+        ]
+        #expect(Set(all.map(\.description)).count == all.count)
+    }
+
+    @Test(arguments: [
+        ("a=1, b=2", ["a=1", "b=2"]),
+        ("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT, b=2; Path=/", ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT", "b=2; Path=/"]),
+        ("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT", ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT"]),
+        ("a=x,y", ["a=x,y"]),
+        ("", []),
+    ])
+    func aFieldOfJoinedCookiesIsSplitWhereANewCookieStarts(field: String, cookies: [String]) {
+        #expect(CookieJar.splitJoinedSetCookie(field) == cookies)
+    }
+}
