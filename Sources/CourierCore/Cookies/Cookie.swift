@@ -3,7 +3,7 @@ import Foundation
 /// A cookie a server set, as a ``CookieJar`` keeps it and sends it back
 /// ([RFC 6265 §5.3](https://www.rfc-editor.org/rfc/rfc6265#section-5.3)).
 ///
-/// Make one from a `Set-Cookie` field with ``init(setCookie:from:at:)``: it is parsed strictly
+/// Make one from a `Set-Cookie` field with ``init(setCookie:from:at:policy:)``: it is parsed strictly
 /// and refused, with a ``CookieRejection`` saying why, when the server may not set it (another
 /// site's domain, a public suffix, `Secure` over `http`, a broken `__Host-` prefix).
 ///
@@ -50,7 +50,7 @@ public struct Cookie: Sendable, Hashable, Codable {
         case none = "None"
     }
 
-    /// Creates a cookie from its parts, as a jar stores it. Use ``init(setCookie:from:at:)`` for
+    /// Creates a cookie from its parts, as a jar stores it. Use ``init(setCookie:from:at:policy:)`` for
     /// what a server sent: it applies the rules this initializer does not.
     /// - Parameters:
     ///   - name: The name.
