@@ -78,4 +78,31 @@ struct CookieMiddlewareTests {
         _ = try await replay.send(.get |> url("https://api.test/short"))
         #expect(store.jar.cookies.map(\.name) == ["brief"])
     }
+
+    @Test func aCookieEchoedUnderItsNameIsHiddenFromTheCallsLogAndErrors() async throws {
+        let echo = InMemoryExecutor(routes: [
+            .init(.get, "/login", .status(200, headers: ["Set-Cookie": "session=S3CR3T-VALUE; Path=/"])),
+            .init(.get, "/cookies") { request, _ in
+                let value = request.headers[.cookie]?.split(separator: "=").last.map(String.init) ?? ""
+                return .status(500, headers: ["Content-Type": "application/json"], body: Data(#"{"cookies": {"session": "\#(value)"}}"#.utf8))
+            },
+        ])
+        let lines = Box([String]())
+        let store = CookieStore()
+        let executor = Exchange(transport: echo).eachHop(CookieMiddleware(store))
+            .with(LoggingMiddleware(bodies: .on(maxBytes: 4096)) { event in lines.withLock { $0.append("\(event)") } })
+        _ = try await executor.send(.get |> url("https://api.test/login"))
+        var failure: CourierError?
+        do {
+            _ = try await executor.send(.get |> url("https://api.test/cookies") |> decode(Int.self))
+        } catch {
+            failure = error
+        }
+        #expect(failure != nil)
+        let logged: [String] = lines.withLock { $0 }
+        #expect(logged.joined().contains("cookies"))
+        for text in logged + [failure.map { "\($0)" } ?? "", failure.map { String(reflecting: $0) } ?? ""] {
+            #expect(!text.contains("S3CR3T-VALUE"), "\(text)")
+        }
+    }
 }
