@@ -15,7 +15,7 @@ import Foundation
 /// ```
 public final class CookieStore: Sendable {
     private let state: Locked<CookieJar>
-    private let clockTime: @Sendable () -> Date
+    private let time: WallTime
 
     /// Creates a store.
     /// - Parameters:
@@ -24,15 +24,11 @@ public final class CookieStore: Sendable {
     ///   - start: The wall-clock time the clock's present stands for; now by default.
     public init(_ jar: CookieJar = CookieJar(), clock: some Clock<Duration> = ContinuousClock(), start: Date = Date()) {
         self.state = Locked(jar)
-        let origin = clock.now
-        self.clockTime = {
-            let elapsed = origin.duration(to: clock.now).components
-            return start.addingTimeInterval(TimeInterval(elapsed.seconds) + TimeInterval(elapsed.attoseconds) / 1e18)
-        }
+        self.time = WallTime(clock: clock, start: start)
     }
 
     /// The current time on the store's clock.
-    public var now: Date { clockTime() }
+    public var now: Date { time.now }
 
     /// A copy of the jar as it is now: to save, or to look at.
     public var jar: CookieJar { state.withLock { $0 } }

@@ -58,6 +58,22 @@ public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     public static let contentType = HeaderName(rawValue: "Content-Type")
     /// `Cookie`: always redacted in descriptions and logs.
     public static let cookie = HeaderName(rawValue: "Cookie")
+    /// `Age`.
+    public static let age = HeaderName(rawValue: "Age")
+    /// `Vary`.
+    public static let vary = HeaderName(rawValue: "Vary")
+    /// `Expires`.
+    public static let expires = HeaderName(rawValue: "Expires")
+    /// `Date`.
+    public static let date = HeaderName(rawValue: "Date")
+    /// `Pragma`.
+    public static let pragma = HeaderName(rawValue: "Pragma")
+    /// `Content-Location`.
+    public static let contentLocation = HeaderName(rawValue: "Content-Location")
+    /// `If-Modified-Since`.
+    public static let ifModifiedSince = HeaderName(rawValue: "If-Modified-Since")
+    /// `Cache-Status` ([RFC 9211](https://www.rfc-editor.org/rfc/rfc9211)).
+    public static let cacheStatus = HeaderName(rawValue: "Cache-Status")
     /// `ETag`
     public static let eTag = HeaderName(rawValue: "ETag")
     /// `Content-Range`.

@@ -1,0 +1,475 @@
+import Foundation
+
+/// An HTTP cache ([RFC 9111](https://www.rfc-editor.org/rfc/rfc9111)) as middleware: the same on
+/// URLSession, AsyncHTTPClient, the in-memory executor and a HAR replay, under `send`, `stream`
+/// and `download`.
+///
+/// ```swift
+/// let cache = HTTPCache(store: MemoryCacheStore(maximumSize: 20 << 20))
+/// let executor = URLSessionExecutor().eachHop(cache)
+/// let first = try await executor.send(.get |> api |> path("users"))    // Cache-Status: fwd=miss
+/// let again = try await executor.send(.get |> api |> path("users"))    // from memory: .hit
+/// again.cacheStatus                                                    // .hit
+/// ```
+///
+/// **What it does.** A `GET` is answered from the store when a stored response for its URL
+/// matches the request's `Vary` fields and is fresh (`s-maxage` in ``Mode/shared``, `max-age`,
+/// `Expires`, or 10% of its age since `Last-Modified` when it gives none, at most a day), as the
+/// request's own `Cache-Control` allows (`max-age`, `min-fresh`, `max-stale`, `no-cache`,
+/// `only-if-cached`, and `Pragma: no-cache`). A stale one with a validator is revalidated with
+/// `If-None-Match`/`If-Modified-Since`; a `304` refreshes its headers (not `Content-Length`) and
+/// it is served. `stale-if-error` and `stale-while-revalidate` (and
+/// ``Options/servesStaleWhenOffline``) serve it when the origin answers `5xx` or cannot be
+/// reached; within `stale-while-revalidate` the revalidation runs in the call (a middleware
+/// cannot outlive the call), not in the background. `no-store`, `private` (shared mode), `Vary: *`, a `206` and
+/// responses to requests with `Authorization` (shared mode, unless the response allows it) are
+/// not stored. A `POST`, `PUT`, `DELETE` or `PATCH` answered with a `2xx`/`3xx` removes what is
+/// stored for its URL and the `Location` and `Content-Location` it names (same origin).
+///
+/// **What it stores.** A response's headers match its body: the transport already decoded a
+/// `gzip` body, so the stored copy has no `Content-Encoding` and its own `Content-Length`;
+/// `Set-Cookie` and connection fields are not stored. A streamed body is stored as it passes
+/// through to the reader, only when it was read to its end (not cut, not over a limit, not
+/// abandoned) and not longer than ``Options/maximumEntrySize``.
+///
+/// **Where it runs.** Around each hop (``Exchange/eachHop(_:)``): a permanent redirect is
+/// cached like any response. Requests with their own validators or a `Range` pass through
+/// untouched, as do methods other than `GET`.
+///
+/// Each response says where it came from (``CacheStatus``, read from the `Cache-Status` field
+/// it adds, [RFC 9211](https://www.rfc-editor.org/rfc/rfc9211)), so logs and metrics see it.
+public struct HTTPCache: Middleware {
+    /// Whose cache this is (RFC 9111 §1).
+    public enum Mode: Sendable, Hashable {
+        /// One user's (the default): `private` responses are stored, `s-maxage` is ignored.
+        case `private`
+        /// Many users' (a proxy, a server calling on behalf of clients): `private` responses are
+        /// not stored, `s-maxage` and `proxy-revalidate` apply, and a response to a request with
+        /// `Authorization` is stored only when it says so (`public`, `s-maxage`, `must-revalidate`).
+        case shared
+    }
+
+    /// How the cache behaves.
+    public struct Options: Sendable, Hashable {
+        /// Whose cache it is; ``Mode/private`` by default.
+        public var mode: Mode
+        /// The longest body stored, in bytes; 1 MiB by default. Longer responses pass through.
+        public var maximumEntrySize: Int
+        /// The most heuristic freshness given to a response with `Last-Modified` and no explicit
+        /// lifetime (RFC 9111 §4.2.2), in seconds; one day by default, `0` turns heuristics off.
+        public var maximumHeuristicLifetime: TimeInterval
+        /// Whether a stored response, however stale, answers when the origin cannot be reached
+        /// (a transport failure, not a cancellation): for apps that must show something
+        /// offline. It comes with ``CacheStatus/stale``. `false` by default.
+        public var servesStaleWhenOffline: Bool
+
+        /// Creates options.
+        /// - Parameters:
+        ///   - mode: Whose cache it is.
+        ///   - maximumEntrySize: The longest body stored; negative counts as `0`.
+        ///   - maximumHeuristicLifetime: The most heuristic freshness, in seconds.
+        ///   - servesStaleWhenOffline: Whether stale responses answer when the origin cannot
+        ///     be reached.
+        public init(
+            mode: Mode = .private, maximumEntrySize: Int = 1 << 20, maximumHeuristicLifetime: TimeInterval = 86_400,
+            servesStaleWhenOffline: Bool = false
+        ) {
+            self.mode = mode
+            self.maximumEntrySize = Swift.max(0, maximumEntrySize)
+            self.maximumHeuristicLifetime = maximumHeuristicLifetime.isFinite ? Swift.max(0, maximumHeuristicLifetime) : 0
+            self.servesStaleWhenOffline = servesStaleWhenOffline
+        }
+    }
+
+    /// Where responses are kept.
+    public let store: any HTTPCacheStore
+    /// How the cache behaves.
+    public let options: Options
+    private let time: WallTime
+    private let writes = PendingWrites()
+
+    /// Creates a cache.
+    /// - Parameters:
+    ///   - store: Where responses are kept; a 10 MiB ``MemoryCacheStore`` by default.
+    ///   - options: How the cache behaves.
+    ///   - clock: The clock ages run on; `ContinuousClock` by default, a ``ManualClock`` in tests.
+    ///   - start: The wall-clock date the clock's present stands for; now by default.
+    public init(
+        store: any HTTPCacheStore = MemoryCacheStore(), options: Options = Options(), clock: some Clock<Duration> = ContinuousClock(),
+        start: Date = Date()
+    ) {
+        self.store = store
+        self.options = options
+        self.time = WallTime(clock: clock, start: start)
+    }
+
+    /// Answers `request` from the store, revalidates, or sends it and stores the answer.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The response, with `Cache-Status`.
+    /// - Throws: What `next` throws, unless a stale response may answer instead.
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
+        guard let url = request.url else { return try await next(request) }
+        let key = Self.key(url)
+        switch request.method {
+        case .get:
+            break
+        case .head, .options, .trace:
+            return try await next(request)
+        default:
+            let response = try await next(request)
+            if (200..<400).contains(response.status) { await invalidate(key, after: response, url: url) }
+            return response
+        }
+        let headers = request.headers
+        if headers.contains(.ifNoneMatch) || headers.contains(.ifModifiedSince) || headers.contains(.range) || headers.contains(.ifRange) {
+            return try await next(request)
+        }
+        let asked = CacheControl(headers.values(for: .cacheControl))
+        var validate = asked.noCache
+        if !headers.contains(.cacheControl), headers.values(for: .pragma).contains(where: { $0.lowercased().contains("no-cache") }) {
+            validate = true
+        }
+        var onlyIfCached = asked.onlyIfCached
+        var anyAge = false
+        switch request.cachePolicy {
+        case .reloadIgnoringLocalCacheData?:
+            return try await fetch(request, key: key, next: next)
+        case .returnCacheDataElseLoad?:
+            anyAge = true
+        case .returnCacheDataDontLoad?:
+            anyAge = true
+            onlyIfCached = true
+        case .useProtocolCachePolicy?, nil:
+            break
+        }
+
+        await writes.wait(for: key)
+        let now = time.now
+        let stored = await store.responses(for: key).filter { Self.matchesVary($0, request: request) }
+        guard let entry = stored.max(by: { $0.responseTime < $1.responseTime }) else {
+            if onlyIfCached { return Self.gatewayTimeout(url) }
+            return try await fetch(request, key: key, next: next)
+        }
+        let said = CacheControl(entry.headers.values(for: .cacheControl))
+        let age = Self.currentAge(entry, now: now)
+        let lifetime = freshnessLifetime(entry, said: said)
+        let fresh = lifetime > age
+        if anyAge { return serve(entry, age: age, lifetime: lifetime, as: fresh ? .hit : .stale) }
+        if !validate && !said.noCache {
+            if fresh {
+                var acceptable = true
+                if let maxAge = asked.maxAge, age > TimeInterval(maxAge), !said.immutable { acceptable = false }
+                if let minFresh = asked.minFresh, lifetime - age < TimeInterval(minFresh) { acceptable = false }
+                if acceptable { return serve(entry, age: age, lifetime: lifetime, as: .hit) }
+            } else if let maxStale = asked.maxStale, !mustRevalidate(said), age - lifetime <= TimeInterval(maxStale) {
+                return serve(entry, age: age, lifetime: lifetime, as: .stale)
+            }
+        }
+        if onlyIfCached { return Self.gatewayTimeout(url) }
+
+        let conditional = revalidationRequest(request, for: entry)
+        // Within stale-while-revalidate, the revalidation runs in the call (a middleware cannot
+        // outlive it), and the stale response answers if it fails.
+        let staleIfError = Self.staleIfErrorAllows(age: age, lifetime: lifetime, said: said, asked: asked) && !mustRevalidate(said)
+        do {
+            let requestTime = time.now
+            let response = try await next(conditional)
+            if response.status == 304, conditional.headers != request.headers {
+                response.body.cancel()
+                let updated = Self.updated(entry, with: response.head, requestTime: requestTime, responseTime: time.now)
+                await store.store(updated)
+                let lifetime = freshnessLifetime(updated, said: CacheControl(updated.headers.values(for: .cacheControl)))
+                return serve(updated, age: Self.currentAge(updated, now: time.now), lifetime: lifetime, as: .revalidated)
+            }
+            if (500..<600).contains(response.status), staleIfError {
+                response.body.cancel()
+                return serve(entry, age: age, lifetime: lifetime, as: .stale, detail: "stale-if-error")
+            }
+            return await kept(response, request: request, key: key, requestTime: requestTime)
+        } catch {
+            if !Task.isCancelled, !Self.isCancellation(error), staleIfError || options.servesStaleWhenOffline {
+                return serve(entry, age: age, lifetime: lifetime, as: .stale, detail: "offline")
+            }
+            throw error
+        }
+    }
+
+    // MARK: Sending and storing
+
+    /// Sends `request` and stores the answer when it may be.
+    private func fetch(_ request: Request, key: String, next: Next) async throws -> StreamedResponse {
+        let requestTime = time.now
+        let response = try await next(request)
+        return await kept(response, request: request, key: key, requestTime: requestTime)
+    }
+
+    /// `response`, marked, and stored (now if its body is in hand, as it passes otherwise) when
+    /// RFC 9111 §3 allows.
+    private func kept(_ response: StreamedResponse, request: Request, key: String, requestTime: Date) async -> StreamedResponse {
+        var response = response
+        guard storable(response, request: request) else {
+            response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil))
+            return response
+        }
+        let responseTime = time.now
+        let varied = Self.variedFields(response.headers, request: request)
+        let headers = Self.storedHeaders(response.headers)
+        let status = response.status
+        if let data = response.body.inHand {
+            guard data.count <= options.maximumEntrySize else {
+                response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil))
+                return response
+            }
+            await store.store(Self.entry(key, status, headers, data, varied, requestTime, responseTime))
+            response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil, stored: true))
+            return response
+        }
+        let limit = options.maximumEntrySize
+        let gathered = Locked<Data?>(Data())
+        let store = store
+        let writes = writes
+        response.body = response.body.observing(
+            chunk: { chunk in
+                gathered.withLock { data in
+                    guard let current = data else { return }
+                    data = current.count + chunk.count <= limit ? current + chunk : nil
+                }
+            },
+            end: { ending in
+                guard case .complete = ending, let data = gathered.withLock({ $0 }) else { return }
+                writes.run(for: key) { await store.store(Self.entry(key, status, headers, data, varied, requestTime, responseTime)) }
+            })
+        response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil))
+        return response
+    }
+
+    private static func entry(
+        _ key: String, _ status: Int, _ headers: HTTPHeaders, _ body: Data, _ varied: [String: String], _ requestTime: Date,
+        _ responseTime: Date
+    ) -> CachedResponse {
+        var headers = headers
+        headers.set(.contentLength, String(body.count))
+        return CachedResponse(url: key, status: status, headers: headers, body: body, varied: varied, requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// Whether RFC 9111 §3 lets this cache store `response` to `request`.
+    private func storable(_ response: StreamedResponse, request: Request) -> Bool {
+        let status = response.status
+        guard status >= 200, status != 206, status != 304 else { return false }
+        let asked = CacheControl(request.headers.values(for: .cacheControl))
+        let said = CacheControl(response.headers.values(for: .cacheControl))
+        if asked.noStore || said.noStore { return false }
+        if options.mode == .shared {
+            if said.isPrivate { return false }
+            if request.headers.contains(.authorization), !(said.isPublic || said.sharedMaxAge != nil || said.mustRevalidate) { return false }
+        }
+        let vary = response.headers.values(for: .vary)
+        if vary.contains(where: { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "*" } }) { return false }
+        let explicit =
+            said.maxAge != nil || (options.mode == .shared && said.sharedMaxAge != nil) || response.headers.contains(.expires)
+        if explicit || said.isPublic || (said.isPrivate && options.mode == .private) { return true }
+        return Self.heuristicallyCacheable.contains(status) && response.headers.contains(.lastModified) && options.maximumHeuristicLifetime > 0
+    }
+
+    /// Statuses whose responses may get heuristic freshness (RFC 9110 §15.1).
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Removes what is stored for the URL an unsafe request changed, and for its `Location` and
+    /// `Content-Location` on the same origin (RFC 9111 §4.4).
+    private func invalidate(_ key: String, after response: StreamedResponse, url: URL) async {
+        await writes.wait(for: key)
+        await store.removeAll(for: key)
+        for name in [HeaderName.location, .contentLocation] {
+            guard let value = response.headers[name], let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                target.scheme?.lowercased() == url.scheme?.lowercased(), target.host?.lowercased() == url.host?.lowercased(),
+                target.port == url.port
+            else { continue }
+            await store.removeAll(for: Self.key(target))
+        }
+    }
+
+    // MARK: Freshness
+
+    /// How long `entry` stays fresh (RFC 9111 §4.2.1), heuristics included (§4.2.2).
+    private func freshnessLifetime(_ entry: CachedResponse, said: CacheControl) -> TimeInterval {
+        if options.mode == .shared, let shared = said.sharedMaxAge { return TimeInterval(shared) }
+        if let maxAge = said.maxAge { return TimeInterval(maxAge) }
+        let headers = entry.headers
+        if let expires = headers[.expires] {
+            // An invalid Expires (often "0") means already expired.
+            guard let date = HTTPDate.parse(expires) else { return 0 }
+            let origin = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
+            return date.timeIntervalSince(origin)
+        }
+        guard Self.heuristicallyCacheable.contains(entry.status), let modified = headers[.lastModified].flatMap({ HTTPDate.parse($0) }) else {
+            return 0
+        }
+        let origin = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
+        return Swift.min(Swift.max(0, origin.timeIntervalSince(modified) / 10), options.maximumHeuristicLifetime)
+    }
+
+    /// The entry's age now (RFC 9111 §4.2.3).
+    static func currentAge(_ entry: CachedResponse, now: Date) -> TimeInterval {
+        let headers = entry.headers
+        let ageValue = headers[.age].flatMap { CacheControl.deltaSeconds($0.trimmingCharacters(in: .whitespaces)) }.map(TimeInterval.init) ?? 0
+        let dateValue = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
+        let apparentAge = Swift.max(0, entry.responseTime.timeIntervalSince(dateValue))
+        let responseDelay = Swift.max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
+        let correctedInitialAge = Swift.max(apparentAge, Swift.min(ageValue, 1e12) + responseDelay)
+        return correctedInitialAge + Swift.max(0, now.timeIntervalSince(entry.responseTime))
+    }
+
+    private func mustRevalidate(_ said: CacheControl) -> Bool {
+        said.mustRevalidate || (options.mode == .shared && (said.proxyRevalidate || said.sharedMaxAge != nil))
+    }
+
+    private static func staleIfErrorAllows(age: TimeInterval, lifetime: TimeInterval, said: CacheControl, asked: CacheControl) -> Bool {
+        let window = [said.staleIfError, asked.staleIfError, said.staleWhileRevalidate].compactMap { $0 }.max()
+        guard let window else { return false }
+        return age - lifetime <= TimeInterval(window)
+    }
+
+    // MARK: Requests and responses
+
+    /// `request` with the entry's validators, when it has any.
+    private func revalidationRequest(_ request: Request, for entry: CachedResponse) -> Request {
+        var conditional = request
+        let headers = entry.headers
+        if let tag = headers[.eTag] { conditional.headers.set(.ifNoneMatch, tag) }
+        if let modified = headers[.lastModified] { conditional.headers.set(.ifModifiedSince, modified) }
+        return conditional
+    }
+
+    /// The stored response as an answer, with its `Age` and where it came from.
+    private func serve(_ entry: CachedResponse, age: TimeInterval, lifetime: TimeInterval, as status: CacheStatus, detail: String? = nil)
+        -> StreamedResponse
+    {
+        var headers = entry.headers
+        headers.set(.age, String(Int(Swift.min(Swift.max(0, age), 2_147_483_648))))
+        let ttl = lifetime - age
+        headers.add(.cacheStatus, status.field(ttl: ttl.isFinite ? Int(Swift.max(-2_147_483_648, Swift.min(ttl, 2_147_483_648)).rounded(.down)) : nil, detail: detail))
+        return StreamedResponse(status: entry.status, headers: headers, url: URL(string: entry.url), body: ByteStream(entry.body))
+    }
+
+    private static func gatewayTimeout(_ url: URL) -> StreamedResponse {
+        StreamedResponse(
+            status: 504, headers: [.cacheStatus: "\(CacheStatus.cacheName); fwd=miss; detail=only-if-cached"], url: url, body: ByteStream(Data()))
+    }
+
+    /// The entry with the header fields of a `304` (RFC 9111 §3.2): every field replaced but
+    /// `Content-Length`, `Content-Encoding`, the connection's and `Set-Cookie`.
+    static func updated(_ entry: CachedResponse, with notModified: Response, requestTime: Date, responseTime: Date) -> CachedResponse {
+        var headers = entry.headers
+        let fresh = storedHeaders(notModified.headers)
+        for name in Set(fresh.map(\.name)) where name != .contentLength && name != .cacheStatus {
+            headers.remove(name)
+            for value in fresh.values(for: name) { headers.add(name, value) }
+        }
+        var updated = entry
+        updated.headers = headers
+        updated.requestTime = requestTime
+        updated.responseTime = responseTime
+        return updated
+    }
+
+    /// Fields a stored response does not keep: the connection's, the encoding the transport
+    /// undid, `Set-Cookie`, and any earlier `Cache-Status`.
+    static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var kept = headers
+        let connection = headers.values(for: HeaderName(rawValue: "Connection")).flatMap { $0.split(separator: ",") }
+            .map { HeaderName(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        for name in connection + Self.unstoredFields { kept.remove(name) }
+        return kept
+    }
+
+    static let unstoredFields: [HeaderName] = [
+        "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Transfer-Encoding", "Upgrade", "Trailer", "Proxy-Authenticate",
+        .contentEncoding, .setCookie, .cacheStatus, .age,
+    ]
+
+    // MARK: Keys and Vary
+
+    /// The key for `url`: its absolute string without a fragment.
+    static func key(_ url: URL) -> String {
+        let string = url.absoluteString
+        guard let hash = string.firstIndex(of: "#") else { return string }
+        return String(string[..<hash])
+    }
+
+    /// The request fields `headers`' `Vary` names, normalised: lowercase names; values of
+    /// repeated fields joined with `, `, runs of blanks made one space, trimmed.
+    static func variedFields(_ headers: HTTPHeaders, request: Request) -> [String: String] {
+        var varied: [String: String] = [:]
+        for value in headers.values(for: .vary) {
+            for name in value.split(separator: ",") {
+                let name = name.trimmingCharacters(in: .whitespaces).lowercased()
+                guard !name.isEmpty else { continue }
+                let values = request.headers.values(for: HeaderName(rawValue: name))
+                if !values.isEmpty { varied[name] = normalised(values) }
+            }
+        }
+        return varied
+    }
+
+    private static func normalised(_ values: [String]) -> String {
+        values.map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ") }.joined(separator: ", ")
+    }
+
+    /// Whether `request` has the field values `entry` was stored for (RFC 9111 §4.1).
+    static func matchesVary(_ entry: CachedResponse, request: Request) -> Bool {
+        let names = entry.headers.values(for: .vary).flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        if names.contains("*") { return false }
+        for name in names {
+            let values = request.headers.values(for: HeaderName(rawValue: name))
+            let now: String? = values.isEmpty ? nil : normalised(values)
+            if now != entry.varied[name] { return false }
+        }
+        return true
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? CourierError, case .cancelled = error.cause { return true }
+        return false
+    }
+}
+
+/// Stores in flight, by key: a lookup waits for the writes to its key, so a response read to
+/// its end is in the cache for the next request. Each write forgets itself when done.
+final class PendingWrites: Sendable {
+    private struct State {
+        var next = 0
+        var tasks: [String: [Int: Task<Void, Never>]] = [:]
+    }
+
+    private let state = Locked(State())
+
+    /// Runs `work` as a task of its own, recorded under `key` until it ends.
+    func run(for key: String, _ work: @escaping @Sendable () async -> Void) {
+        state.withLock { state in
+            let id = state.next
+            state.next += 1
+            // The task's own removal takes this lock, so it cannot run before the task is recorded.
+            state.tasks[key, default: [:]][id] = Task {
+                await work()
+                self.finished(id, key: key)
+            }
+        }
+    }
+
+    private func finished(_ id: Int, key: String) {
+        state.withLock { state in
+            state.tasks[key]?[id] = nil
+            if state.tasks[key]?.isEmpty == true { state.tasks[key] = nil }
+        }
+    }
+
+    /// Waits for the writes to `key` under way now.
+    func wait(for key: String) async {
+        let pending = state.withLock { Array(($0.tasks[key] ?? [:]).values) }
+        for task in pending { await task.value }
+    }
+}

@@ -1,0 +1,297 @@
+@testable import CourierCore
+import Courier
+import Foundation
+import Testing
+
+private let identity: RequestBuilder = { $0 }
+
+/// The cache over the in-memory transport, on a clock the test moves: what RFC 9111 says a
+/// cache must do, case by case.
+@Suite("HTTP cache: freshness, validation, Vary, invalidation, failures")
+struct HTTPCacheTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// An origin whose answer for each path a test sets, counting what reaches it.
+    final class Origin: Sendable {
+        let answers = Locked<[String: @Sendable (Request) -> Stub]>([:])
+        let seen = Locked<[Request]>([])
+
+        func answer(_ path: String, _ make: @escaping @Sendable (Request) -> Stub) { answers.withLock { $0[path] = make } }
+        var hits: Int { seen.withLock { $0.count } }
+        var last: Request? { seen.withLock { $0.last } }
+
+        var transport: InMemoryExecutor {
+            InMemoryExecutor { request in
+                self.seen.withLock { $0.append(request) }
+                guard let make = self.answers.withLock({ $0[request.path] }) else { return .status(404) }
+                return make(request)
+            }
+        }
+    }
+
+    let origin = Origin()
+    let clock = ManualClock()
+
+    private func executor(_ options: HTTPCache.Options = .init(), store: any HTTPCacheStore = MemoryCacheStore()) -> Exchange {
+        Exchange(transport: origin.transport).eachHop(HTTPCache(store: store, options: options, clock: clock, start: Self.start))
+    }
+
+    private func get(_ executor: Exchange, _ path: String, _ builder: RequestBuilder = identity) async throws -> Response {
+        try await executor.send(.get |> url("https://api.test" + path) |> builder)
+    }
+
+    @Test func aFreshResponseIsServedWithoutTheNetworkWithItsAge() async throws {
+        origin.answer("/a") { _ in .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("one".utf8)) }
+        let cache = executor()
+        let first = try await get(cache, "/a")
+        #expect(first.cacheStatus == .miss && origin.hits == 1)
+        clock.advance(by: .seconds(10))
+        let second = try await get(cache, "/a")
+        #expect(second.cacheStatus == .hit && origin.hits == 1)
+        #expect(String(decoding: second.body, as: UTF8.self) == "one")
+        #expect(second.headers[.age] == "10")
+        clock.advance(by: .seconds(51))
+        _ = try await get(cache, "/a")
+        #expect(origin.hits == 2)
+    }
+
+    @Test func aStaleResponseIsRevalidatedAndA304RefreshesItsHeadersButNotItsLength() async throws {
+        origin.answer("/v") { request in
+            if request.headers[.ifNoneMatch] == "\"v1\"" {
+                return .status(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=10", "X-Version": "2", "Content-Length": "999"])
+            }
+            return .status(200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=10", "X-Version": "1"], body: Data("body".utf8))
+        }
+        let cache = executor()
+        _ = try await get(cache, "/v")
+        clock.advance(by: .seconds(20))
+        let revalidated = try await get(cache, "/v")
+        #expect(origin.hits == 2 && origin.last?.headers[.ifNoneMatch] == "\"v1\"")
+        #expect(revalidated.cacheStatus == .revalidated)
+        #expect(revalidated.status == 200 && String(decoding: revalidated.body, as: UTF8.self) == "body")
+        #expect(revalidated.headers["X-Version"] == "2" && revalidated.headers[.contentLength] == "4")
+        // Fresh again for ten seconds.
+        clock.advance(by: .seconds(5))
+        #expect(try await get(cache, "/v").cacheStatus == .hit)
+        #expect(origin.hits == 2)
+    }
+
+    @Test func lastModifiedIsAValidatorAndGivesHeuristicFreshness() async throws {
+        let modified = HTTPDate.format(Self.start.addingTimeInterval(-20 * 86_400))
+        origin.answer("/h") { request in
+            request.headers[.ifModifiedSince] == modified ? .status(304) : .status(200, headers: ["Last-Modified": modified], body: Data("h".utf8))
+        }
+        let cache = executor()
+        _ = try await get(cache, "/h")
+        clock.advance(by: .seconds(86_000))
+        #expect(try await get(cache, "/h").cacheStatus == .hit)
+        clock.advance(by: .seconds(1_000))
+        #expect(try await get(cache, "/h").cacheStatus == .revalidated)
+        #expect(origin.hits == 2)
+    }
+
+    @Test(arguments: [
+        "no-store", "max-age=60, no-store", "private, max-age=60; shared", "max-age=60; authorization", "; vary-star", "",
+    ])
+    func whatMayNotBeStoredIsNot(rule: String) async throws {
+        let parts = rule.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let control = parts.first ?? ""
+        let shared = parts.contains("shared") || parts.contains("authorization")
+        origin.answer("/n") { _ in
+            var headers: HTTPHeaders = [:]
+            if !control.isEmpty { headers.set(.cacheControl, control) }
+            if parts.contains("vary-star") { headers.set(.vary, "*"); headers.set(.cacheControl, "max-age=60") }
+            return .status(200, headers: headers, body: Data("n".utf8))
+        }
+        let cache = executor(.init(mode: shared ? .shared : .private))
+        let builder: RequestBuilder = parts.contains("authorization") ? bearer("T0KEN") : identity
+        _ = try await get(cache, "/n", builder)
+        let again = try await get(cache, "/n", builder)
+        #expect(again.cacheStatus == .miss && origin.hits == 2, "\(rule)")
+    }
+
+    @Test func aSharedCacheStoresAnAuthorizedResponseThatSaysItMay() async throws {
+        origin.answer("/p") { _ in .status(200, headers: ["Cache-Control": "public, max-age=60"], body: Data("p".utf8)) }
+        let cache = executor(.init(mode: .shared))
+        _ = try await get(cache, "/p", bearer("T0KEN"))
+        #expect(try await get(cache, "/p", bearer("T0KEN")).cacheStatus == .hit)
+    }
+
+    @Test func sMaxAgeIsForSharedCachesOnly() async throws {
+        origin.answer("/s") { _ in .status(200, headers: ["Cache-Control": "max-age=0, s-maxage=60"], body: Data()) }
+        let shared = executor(.init(mode: .shared))
+        _ = try await get(shared, "/s")
+        #expect(try await get(shared, "/s").cacheStatus == .hit)
+        let own = executor()
+        _ = try await get(own, "/s")
+        #expect(try await get(own, "/s").cacheStatus == .miss)
+    }
+
+    @Test func aResponseIsReusedOnlyForTheRequestFieldsItVariesOn() async throws {
+        origin.answer("/l") { request in
+            .status(200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"], body: Data((request.headers[.acceptLanguage] ?? "-").utf8))
+        }
+        let cache = executor()
+        _ = try await get(cache, "/l", header("Accept-Language", "en,  fr"))
+        let same = try await get(cache, "/l", header("Accept-Language", "en, fr"))
+        #expect(same.cacheStatus == .hit && String(decoding: same.body, as: UTF8.self) == "en,  fr")
+        let other = try await get(cache, "/l", header("Accept-Language", "de"))
+        #expect(other.cacheStatus == .miss && String(decoding: other.body, as: UTF8.self) == "de")
+        let none = try await get(cache, "/l")
+        #expect(none.cacheStatus == .miss)
+        // Both variants are kept.
+        #expect(try await get(cache, "/l", header("Accept-Language", "en, fr")).cacheStatus == .hit)
+        #expect(try await get(cache, "/l", header("Accept-Language", "de")).cacheStatus == .hit)
+    }
+
+    @Test func theRequestsOwnCacheControlIsHonoured() async throws {
+        origin.answer("/r") { _ in .status(200, headers: ["Cache-Control": "max-age=60", "ETag": "\"r\""], body: Data("r".utf8)) }
+        let cache = executor()
+        #expect(try await get(cache, "/r", header("Cache-Control", "only-if-cached")).status == 504)
+        _ = try await get(cache, "/r")
+        #expect(try await get(cache, "/r", header("Cache-Control", "only-if-cached")).cacheStatus == .hit)
+        _ = try await get(cache, "/r", header("Cache-Control", "no-cache"))
+        #expect(origin.hits == 2 && origin.last?.headers[.ifNoneMatch] == "\"r\"")
+        _ = try await get(cache, "/r", header("Pragma", "no-cache"))
+        #expect(origin.hits == 3)
+        clock.advance(by: .seconds(30))
+        _ = try await get(cache, "/r", header("Cache-Control", "max-age=10"))
+        #expect(origin.hits == 4)
+        #expect(try await get(cache, "/r", header("Cache-Control", "min-fresh=70")).cacheStatus != .hit)
+        clock.advance(by: .seconds(100))
+        let stale = try await get(cache, "/r", header("Cache-Control", "max-stale=200"))
+        #expect(stale.cacheStatus == .stale && origin.hits == 5)
+    }
+
+    @Test func anUnsafeRequestRemovesWhatItChangedAndWhatItPointsAt() async throws {
+        origin.answer("/item") { _ in .status(200, headers: ["Cache-Control": "max-age=600"], body: Data("i".utf8)) }
+        origin.answer("/other") { _ in .status(200, headers: ["Cache-Control": "max-age=600"], body: Data("o".utf8)) }
+        origin.answer("/elsewhere") { _ in .status(200, headers: ["Cache-Control": "max-age=600"], body: Data("e".utf8)) }
+        let cache = executor()
+        for path in ["/item", "/other", "/elsewhere"] { _ = try await get(cache, path) }
+        #expect(origin.hits == 3)
+        let post = InMemoryExecutor(routes: [.init(.post, "/item", .status(201, headers: ["Location": "/other", "Content-Location": "https://evil.test/elsewhere"]))])
+        let writer = Exchange(transport: post).eachHop(HTTPCache(store: (cache.hopMiddleware[0] as? HTTPCache)!.store, clock: clock, start: Self.start))
+        _ = try await writer.send(.post |> url("https://api.test/item"))
+        #expect(try await get(cache, "/item").cacheStatus == .miss)
+        #expect(try await get(cache, "/other").cacheStatus == .miss)
+        #expect(try await get(cache, "/elsewhere").cacheStatus == .hit)
+    }
+
+    @Test func aStaleResponseAnswersForAFailingOriginWhenItAllows() async throws {
+        origin.answer("/e") { _ in .status(200, headers: ["Cache-Control": "max-age=10, stale-if-error=100"], body: Data("e".utf8)) }
+        let cache = executor()
+        _ = try await get(cache, "/e")
+        clock.advance(by: .seconds(50))
+        origin.answer("/e") { _ in .status(503) }
+        let served = try await get(cache, "/e")
+        #expect(served.status == 200 && served.cacheStatus == .stale)
+        origin.answer("/e") { _ in .failure(URLError(.notConnectedToInternet)) }
+        #expect(try await get(cache, "/e").cacheStatus == .stale)
+        clock.advance(by: .seconds(100))
+        await #expect(throws: CourierError.self) { try await get(cache, "/e") }
+    }
+
+    @Test func offlineAStoredResponseAnswersHoweverStaleButNotForAMustRevalidate() async throws {
+        origin.answer("/o") { _ in .status(200, headers: ["Cache-Control": "max-age=1"], body: Data("o".utf8)) }
+        let cache = executor(.init(servesStaleWhenOffline: true))
+        _ = try await get(cache, "/o")
+        clock.advance(by: .seconds(86_400 * 30))
+        origin.answer("/o") { _ in .failure(URLError(.notConnectedToInternet)) }
+        let offline = try await get(cache, "/o")
+        #expect(offline.cacheStatus == .stale && String(decoding: offline.body, as: UTF8.self) == "o")
+        origin.answer("/m") { _ in .status(200, headers: ["Cache-Control": "max-age=1, must-revalidate"], body: Data()) }
+        origin.answer("/m") { _ in .status(200, headers: ["Cache-Control": "max-age=1, must-revalidate, stale-if-error=999"], body: Data()) }
+        let strict = executor()
+        _ = try await get(strict, "/m")
+        clock.advance(by: .seconds(10))
+        origin.answer("/m") { _ in .status(500) }
+        #expect(try await get(strict, "/m").status == 500)
+    }
+
+    @Test func anInvalidExpiresIsAlreadyStaleAndAValidOneCounts() async throws {
+        origin.answer("/x0") { _ in .status(200, headers: ["Expires": "0"], body: Data()) }
+        origin.answer("/x1") { _ in .status(200, headers: ["Expires": HTTPDate.format(Self.start.addingTimeInterval(60))], body: Data()) }
+        let cache = executor()
+        _ = try await get(cache, "/x0")
+        #expect(try await get(cache, "/x0").cacheStatus == .miss)
+        _ = try await get(cache, "/x1")
+        #expect(try await get(cache, "/x1").cacheStatus == .hit)
+    }
+
+    @Test func aStreamedBodyIsStoredOnlyWhenReadToItsEnd() async throws {
+        origin.answer("/big") { _ in .stream([Data("ab".utf8), Data("cd".utf8)], headers: ["Cache-Control": "max-age=60"]) }
+        let cache = executor()
+        let streamed = try await cache.stream(.get |> url("https://api.test/big"))
+        #expect(try await streamed.collect(upTo: 100).body == Data("abcd".utf8))
+        let hit = try await cache.stream(.get |> url("https://api.test/big"))
+        #expect(hit.cacheStatus == .hit)
+        #expect(try await hit.collect(upTo: 100).body == Data("abcd".utf8))
+
+        origin.answer("/cut") { _ in Stub.stream([Data("ab".utf8), Data("cd".utf8)], headers: ["Cache-Control": "max-age=60"]).failing(afterBytes: 3) }
+        await #expect(throws: CourierError.self) { try await get(cache, "/cut") }
+        origin.answer("/left") { _ in .stream([Data("ab".utf8), Data("cd".utf8)], headers: ["Cache-Control": "max-age=60"]) }
+        let left = try await cache.stream(.get |> url("https://api.test/left"))
+        var iterator = left.body.makeAsyncIterator()
+        _ = try await iterator.next()
+        left.body.cancel()
+        await #expect(throws: CourierError.self) { try await get(cache, "/cut") }
+        #expect(try await get(cache, "/left").cacheStatus == .miss)
+    }
+
+    @Test func aBodyOverTheEntryLimitPassesThroughUnstored() async throws {
+        origin.answer("/large") { _ in .status(200, headers: ["Cache-Control": "max-age=60"], body: Data(count: 2_000)) }
+        let cache = executor(.init(maximumEntrySize: 1_000))
+        #expect(try await get(cache, "/large").body.count == 2_000)
+        #expect(try await get(cache, "/large").cacheStatus == .miss)
+    }
+
+    @Test func aStoredResponseHasNoEncodingCookieOrConnectionFields() async throws {
+        origin.answer("/g") { _ in
+            .status(200, headers: ["Cache-Control": "max-age=60", "Content-Encoding": "gzip", "Set-Cookie": "s=1", "Connection": "close, X-Hop", "X-Hop": "1", "X-Kept": "1"], body: Data("plain".utf8))
+        }
+        let cache = executor()
+        _ = try await get(cache, "/g")
+        let hit = try await get(cache, "/g")
+        #expect(hit.cacheStatus == .hit)
+        #expect(hit.headers[.contentEncoding] == nil && hit.headers[.setCookie] == nil && hit.headers["X-Hop"] == nil)
+        #expect(hit.headers["X-Kept"] == "1" && hit.headers[.contentLength] == "5")
+    }
+}
+
+@Suite("HTTP cache: Cache-Control and the memory store")
+struct CacheControlTests {
+    @Test func directivesAreReadCaseInsensitivelyWithQuotedValues() {
+        let control = CacheControl([#"Max-Age=60, no-cache="Set-Cookie, X-Foo", PRIVATE"#, "s-maxage=\"30\", immutable"])
+        #expect(control.maxAge == 60 && control.sharedMaxAge == 30)
+        #expect(control.noCache && control.isPrivate && control.immutable)
+        #expect(!control.noStore && !control.isPublic)
+    }
+
+    @Test(arguments: ["max-age=abc", "max-age=-1", "max-age=1.5", "max-age=", "max-age=60, max-age=120"])
+    func aMalformedOrConflictingAgeReadsAsStale(field: String) {
+        #expect(CacheControl([field]).maxAge == 0)
+    }
+
+    @Test func aHugeAgeSaturates() {
+        #expect(CacheControl(["max-age=99999999999999999999999"]).maxAge == Int.max)
+        #expect(CacheControl(["max-stale"]).maxStale == Int.max)
+    }
+
+    @Test func theMemoryStoreEvictsTheLeastRecentlyUsedURLToStayUnderItsSize() async {
+        let store = MemoryCacheStore(maximumSize: 1_000)
+        func entry(_ url: String, _ size: Int) -> CachedResponse {
+            CachedResponse(url: url, status: 200, headers: [:], body: Data(count: size), varied: [:], requestTime: Date(), responseTime: Date())
+        }
+        await store.store(entry("a", 300))
+        await store.store(entry("b", 300))
+        _ = await store.responses(for: "a")
+        await store.store(entry("c", 300))
+        #expect(await store.responses(for: "b").isEmpty)
+        #expect(await !store.responses(for: "a").isEmpty)
+        #expect(await !store.responses(for: "c").isEmpty)
+        await store.store(entry("huge", 5_000))
+        #expect(await store.responses(for: "huge").isEmpty)
+        #expect(store.size <= 1_000)
+    }
+}
