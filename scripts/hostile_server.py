@@ -22,6 +22,10 @@ Each path is one way a hostile or broken server can answer:
                      idle connection as the client reuses it)
   /kept-then-closed-log?key=K
                      what each /kept-then-closed request with that key met, in order, as JSON
+  /validated?etag=E  200 "validated body" with ETag "E", Cache-Control: max-age=0; to If-None-Match
+                     "E" a 304 that says Content-Length: 5 and X-Version: 2 (a cache must not take
+                     the length); /vary-star: 200 with Vary: * and max-age=60. ?cache=1 on /truncated
+                     and /gzip adds Cache-Control: max-age=60.
   /set-cookies       200 with Set-Cookie fields a client must refuse or bound: 200 cookies for one
                      host, cookies for another site's domain and a public suffix, Secure over
                      http, a broken __Host- prefix, a 5,000-byte and a 16 KiB value, malformed
@@ -77,8 +81,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
+        cache = [("Cache-Control", "max-age=60")] if urllib.parse.parse_qs(url.query).get("cache") else []
         if url.path == "/truncated":
             self.send_response(200)
+            for name, value in cache:
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", "100")
             self.end_headers()
@@ -92,7 +99,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
             garbage = b"\x1f\x8b\x08\x00" + b"not gzip at all" * 20
             self.send_body(200, garbage, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
         elif url.path == "/gzip":
-            self.send_body(200, GZIPPED, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+            self.send_body(200, GZIPPED, [("Content-Type", "application/json"), ("Content-Encoding", "gzip")] + cache)
+        elif url.path == "/validated":
+            tag = '"%s"' % urllib.parse.parse_qs(url.query).get("etag", ["v"])[0]
+            if self.headers.get("If-None-Match") == tag:
+                self.send_response(304)
+                self.send_header("ETag", tag)
+                self.send_header("Cache-Control", "max-age=0")
+                self.send_header("X-Version", "2")
+                self.send_header("Content-Length", "5")
+                self.end_headers()
+            else:
+                self.send_body(200, b"validated body", [("ETag", tag), ("Cache-Control", "max-age=0"), ("X-Version", "1")])
+        elif url.path == "/vary-star":
+            self.send_body(200, b"varies", [("Vary", "*"), ("Cache-Control", "max-age=60")])
         elif url.path == "/gzip-bomb":
             query = urllib.parse.parse_qs(url.query)
             size = int(query.get("size", ["1073741824"])[0])
