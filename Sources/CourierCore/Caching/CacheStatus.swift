@@ -54,16 +54,17 @@ public enum CacheStatus: String, Sendable, Hashable {
 
 extension Response {
     /// Whether this response came from an ``HTTPCache``, was revalidated or missed; `nil` when
-    /// no cache saw it.
+    /// no cache saw it. Cheap when no cache did: one field is looked up, the headers are not
+    /// converted.
     public var cacheStatus: CacheStatus? {
-        headers.values(for: .cacheStatus).lazy.compactMap(CacheStatus.parse).first
+        guard let first = firstValue(of: .cacheStatus) else { return nil }
+        if let status = CacheStatus.parse(first) { return status }
+        return headers.values(for: .cacheStatus).lazy.compactMap(CacheStatus.parse).first
     }
 }
 
 extension StreamedResponse {
     /// Whether this response came from an ``HTTPCache``, was revalidated or missed; `nil` when
     /// no cache saw it.
-    public var cacheStatus: CacheStatus? {
-        headers.values(for: .cacheStatus).lazy.compactMap(CacheStatus.parse).first
-    }
+    public var cacheStatus: CacheStatus? { head.cacheStatus }
 }

@@ -41,6 +41,7 @@ extension LoggingMiddleware {
     /// | `http.request.resend_count` | the retry attempt minus one, when it is a retry |
     /// | `http.response.status_code` | `200` (responses) |
     /// | `http.response.body.size` | bytes received (a body in hand, or a stream that ended) |
+    /// | `courier.cache.status` | `hit`, `revalidated`, `stale` or `miss`, when an ``/Courier/HTTPCache`` answered or passed it |
     /// | `http.client.request.duration` | seconds from sending to this event |
     /// | `error.type` | ``/Courier/CourierError/errorType`` (failures) |
     /// | `courier.event` | `request`, `response`, `stream_ended` or `failure` |
@@ -89,6 +90,7 @@ extension LoggingMiddleware {
         if event.resendCount > 0 { metadata["http.request.resend_count"] = "\(event.resendCount)" }
         if let response = event.response {
             metadata["http.response.status_code"] = "\(response.status)"
+            if let cache = response.cacheStatus { metadata["courier.cache.status"] = "\(cache.rawValue)" }
             if event.kind == .response, !response.body.isEmpty { metadata["http.response.body.size"] = "\(response.body.count)" }
         }
         if let bytes = event.streamedBytes { metadata["http.response.body.size"] = "\(bytes)" }

@@ -46,6 +46,16 @@ struct LoggerSinkTests {
         #expect(response["http.request.resend_count"] == nil)
     }
 
+    @Test func aResponseThatWentThroughTheCacheSaysHow() async throws {
+        let (logger, handler) = Self.logger()
+        let server = InMemoryExecutor.scripted([], then: .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("c".utf8)))
+        let executor = Exchange(transport: server).eachHop(HTTPCache()).with(LoggingMiddleware(logger: logger))
+        _ = try await executor.send(.get |> url("https://api.test/cached"))
+        _ = try await executor.send(.get |> url("https://api.test/cached"))
+        let responses = handler.entries.filter { $0.metadata["courier.event"] == "response" }
+        #expect(responses.map { $0.metadata["courier.cache.status"] } == ["miss", "hit"])
+    }
+
     @Test func noSecretReachesTheLogs() async throws {
         let (logger, handler) = Self.logger()
         let server = InMemoryExecutor.scripted([], then: .json(["password": "hunter2", "id": "1"]))

@@ -15,7 +15,8 @@ import Foundation
 /// Dimensions: `http.request.method`, `server.address`, `server.port`, `url.scheme`, and on the
 /// duration and sizes `http.response.status_code` (when a response arrived) and `error.type`
 /// (``/Courier/CourierError/errorType`` for a failure, the status code for a 4xx or 5xx, as the
-/// conventions say). A streamed body the reader stops reading, or drops unread (a generated
+/// conventions say), and `courier.cache.status` (`hit`, `revalidated`, `stale` or `miss`) when the
+/// response went through an ``/Courier/HTTPCache``. A streamed body the reader stops reading, or drops unread (a generated
 /// client's operation that declares no content), is not an error: the request counts by its
 /// status, and the body size is what the reader took. No URL path, query or header value is
 /// ever a dimension: cardinality stays bounded and secrets stay out.
@@ -52,9 +53,10 @@ public struct MetricsMiddleware: Middleware {
         let clock = ContinuousClock()
         let start = clock.now
         let factory = self.factory
-        let finish: @Sendable (Int?, CourierError?, Int?) -> Void = { status, error, bytes in
+        let finish: @Sendable (Int?, CourierError?, Int?, CacheStatus?) -> Void = { status, error, bytes, cache in
             var dimensions = base
             if let status { dimensions.append(("http.response.status_code", String(status))) }
+            if let cache { dimensions.append(("courier.cache.status", cache.rawValue)) }
             if let error {
                 dimensions.append(("error.type", error.errorType))
             } else if let status, status >= 400 {
@@ -72,11 +74,12 @@ public struct MetricsMiddleware: Middleware {
         do {
             response = try await next(request)
         } catch {
-            finish(nil, CourierError.wrapping(error, request: request), nil)
+            finish(nil, CourierError.wrapping(error, request: request), nil, nil)
             throw error
         }
+        let cache = response.cacheStatus
         if let body = response.body.bufferedData {
-            finish(response.status, nil, body.count)
+            finish(response.status, nil, body.count, cache)
             return response
         }
         let status = response.status
@@ -85,7 +88,7 @@ public struct MetricsMiddleware: Middleware {
         observed.body = response.body.observing(
             chunk: { count.add($0.count) },
             // A body its reader left unread is not a failure: the request counts by its status.
-            end: { ending in finish(status, ending.error, count.value) })
+            end: { ending in finish(status, ending.error, count.value, cache) })
         return observed
     }
 

@@ -36,6 +36,18 @@ struct MetricsMiddlewareTests {
         #expect(try metrics.expectMeter("http.client.active_requests", Self.base).lastValue == 0)
     }
 
+    @Test func aResponseThatWentThroughTheCacheSaysHow() async throws {
+        let metrics = TestMetrics()
+        let server = InMemoryExecutor.scripted([], then: .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("c".utf8)))
+        let executor = Exchange(transport: server).eachHop(HTTPCache()).with(MetricsMiddleware(factory: metrics))
+        _ = try await executor.send(Self.request)
+        _ = try await executor.send(Self.request)
+        for status in ["miss", "hit"] {
+            let dimensions = Self.base + [("http.response.status_code", "200"), ("courier.cache.status", status)]
+            #expect(try metrics.expectTimer("http.client.request.duration", dimensions).values.count == 1)
+        }
+    }
+
     @Test func aStreamIsTimedToItsEndAndNeverBuffered() async throws {
         let metrics = TestMetrics()
         let server = InMemoryExecutor.scripted([], then: .stream([Data("ab".utf8), Data("cde".utf8)]))

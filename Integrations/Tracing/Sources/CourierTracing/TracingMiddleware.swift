@@ -12,7 +12,8 @@ import Tracing
 /// - Attributes: `http.request.method`, `url.full` (userinfo and sensitive query values hidden),
 ///   `server.address`, `server.port`, `url.scheme`, `http.request.resend_count` (for a retry,
 ///   from ``/Courier/RetryPolicy/currentAttempt``), `courier.operation_id` (``/Courier/Request/operationID``, an OpenAPI
-///   operation, when set), `http.response.status_code`, `http.response.body.size`, and
+///   operation, when set), `http.response.status_code`, `http.response.body.size`,
+///   `courier.cache.status` (when an ``/Courier/HTTPCache`` answered or passed the response), and
 ///   `error.type` (``/Courier/CourierError/errorType``, or the status code for a 4xx or 5xx, which
 ///   also set the span's status to error).
 /// - The span ends with the response body: at once for a body in hand, when the reader is done
@@ -69,6 +70,7 @@ public struct TracingMiddleware: Middleware {
         }
         let status = response.status
         span.attributes["http.response.status_code"] = status
+        if let cache = response.cacheStatus { span.attributes["courier.cache.status"] = cache.rawValue }
         if status >= 400 {
             span.attributes["error.type"] = String(status)
             span.setStatus(SpanStatus(code: .error))

@@ -12,6 +12,15 @@ struct TracingMiddlewareTests {
     static let request = Request.get |> baseURL("https://user:pa55@api.test/v1") |> path("users", "alice")
         |> query("access_token", "t0ken") |> query("page", 2)
 
+    @Test func aResponseThatWentThroughTheCacheSaysHow() async throws {
+        let tracer = InMemoryTracer()
+        let server = InMemoryExecutor.scripted([], then: .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("c".utf8)))
+        let executor = Exchange(transport: server).eachHop(HTTPCache()).with(TracingMiddleware(tracer: tracer))
+        _ = try await executor.send(.get |> url("https://api.test/cached"))
+        _ = try await executor.send(.get |> url("https://api.test/cached"))
+        #expect(tracer.finishedSpans.map { $0.attributes["courier.cache.status"]?.toSpanAttribute() } == ["miss", "hit"])
+    }
+
     @Test func aRequestGetsAClientSpanWithRedactedAttributes() async throws {
         let tracer = InMemoryTracer()
         let server = InMemoryExecutor.scripted([], then: .text("hello"))
