@@ -1,7 +1,7 @@
 import Courier
 import Foundation
 
-// CourierBenchmarks [--url http://127.0.0.1:PORT] [--runs N] [--huge URL] [--profile KIND --count N]
+// CourierBenchmarks [--url http://127.0.0.1:PORT] [--runs N] [--huge URL] [--profile KIND --count N] [--cache [--url U]]
 // Prints a Markdown table: Courier vs its hand-written twin, measured in the same run.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -47,6 +47,13 @@ do {
     }
     if arguments.contains("--logging") {
         print(try await BuildBenchmarks.loggedBody(runs: runs, iterations: option("--iterations").flatMap(Int.init) ?? 200).row())
+        exit(0)
+    }
+    if arguments.contains("--cache") {
+        print(try await CacheBenchmarks.hit(runs: runs, iterations: option("--iterations").flatMap(Int.init) ?? 20_000).row())
+        if let base = option("--url") {
+            print(try await CacheBenchmarks.revalidation(base: base, runs: runs, iterations: option("--iterations").flatMap(Int.init) ?? 500).row())
+        }
         exit(0)
     }
     if arguments.contains("--memory-loop") {
