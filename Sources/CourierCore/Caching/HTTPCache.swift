@@ -178,6 +178,11 @@ public struct HTTPCache: Middleware {
             let response = try await next(conditional)
             if response.status == 304, conditional.headers != request.headers {
                 response.body.cancel()
+                if let tag = response.headers[.eTag], let stored = entry.headers[.eTag], Self.weakTag(tag) != Self.weakTag(stored) {
+                    // A 304 for another representation than the one held (RFC 9111 §4.3.4):
+                    // nothing to freshen; ask again without conditions.
+                    return try await fetch(request, key: key, next: next)
+                }
                 let updated = Self.updated(entry, with: response.head, requestTime: requestTime, responseTime: time.now)
                 await store.store(updated)
                 let lifetime = freshnessLifetime(updated, said: CacheControl(updated.headers.values(for: .cacheControl)))
@@ -189,7 +194,8 @@ public struct HTTPCache: Middleware {
             }
             return await kept(response, request: request, key: key, requestTime: requestTime)
         } catch {
-            if !Task.isCancelled, !Self.isCancellation(error), staleIfError || options.servesStaleWhenOffline {
+            // must-revalidate forbids a stale answer even offline (RFC 9111 §5.2.2.2).
+            if !Task.isCancelled, !Self.isCancellation(error), staleIfError || (options.servesStaleWhenOffline && !mustRevalidate(said)) {
                 return serve(entry, age: age, lifetime: lifetime, as: .stale, detail: "offline")
             }
             throw error
@@ -428,6 +434,12 @@ public struct HTTPCache: Middleware {
             if now != entry.varied[name] { return false }
         }
         return true
+    }
+
+    /// An entity tag compared weakly: without its `W/` prefix.
+    private static func weakTag(_ tag: String) -> String {
+        let trimmed = tag.trimmingCharacters(in: .whitespaces)
+        return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {
