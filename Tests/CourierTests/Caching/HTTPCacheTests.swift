@@ -255,6 +255,31 @@ struct HTTPCacheTests {
         #expect(try await get(cache, "/left").cacheStatus == .miss)
     }
 
+    @Test func aDownloadIsStoredAndAnsweredFromTheCache() async throws {
+        origin.answer("/file") { _ in .stream([Data("file ".utf8), Data("body".utf8)], headers: ["Cache-Control": "max-age=60"]) }
+        let cache = executor()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-download-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["one", "two"] {
+            let target = directory.appendingPathComponent(name)
+            _ = try await cache.download(.get |> url("https://api.test/file"), to: target)
+            #expect(try Data(contentsOf: target) == Data("file body".utf8))
+        }
+        #expect(origin.hits == 1)
+    }
+
+    @Test func aReplayAnswersThroughTheCacheToo() async throws {
+        let recorder = HARRecorder(bodies: .verbatim)
+        origin.answer("/r") { _ in .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("recorded".utf8)) }
+        _ = try await origin.transport.with(recorder).send(.get |> url("https://api.test/r"))
+        let replay = HARReplayExecutor(recorder.har)
+        let cached = replay.with(HTTPCache(clock: clock, start: Self.start))
+        _ = try await cached.send(.get |> url("https://api.test/r"))
+        let hit = try await cached.send(.get |> url("https://api.test/r"))
+        #expect(hit.cacheStatus == .hit && String(decoding: hit.body, as: UTF8.self) == "recorded")
+    }
+
     @Test func aBodyOverTheEntryLimitPassesThroughUnstored() async throws {
         origin.answer("/large") { _ in .status(200, headers: ["Cache-Control": "max-age=60"], body: Data(count: 2_000)) }
         let cache = executor(.init(maximumEntrySize: 1_000))
