@@ -10,8 +10,8 @@ public struct CachedResponse: Sendable, Hashable, Codable {
     public var url: String
     /// The status code.
     public var status: Int
-    /// The header fields, as `[name, value]` pairs in order.
-    public var fields: [[String]]
+    /// The header fields (stored as `[name, value]` pairs in order).
+    public var headers: HTTPHeaders
     /// The body.
     public var body: Data
     /// The values of the request fields its `Vary` names, lowercase names, normalised (see
@@ -36,22 +36,49 @@ public struct CachedResponse: Sendable, Hashable, Codable {
     ) {
         self.url = url
         self.status = status
-        self.fields = headers.map { [$0.name.rawValue, $0.value] }
+        self.headers = headers
         self.body = body
         self.varied = varied
         self.requestTime = requestTime
         self.responseTime = responseTime
     }
 
-    /// The header fields.
-    public var headers: HTTPHeaders {
-        get { HTTPHeaders(fields.compactMap { $0.count == 2 ? HTTPHeaders.Field(name: HeaderName(rawValue: $0[0]), value: $0[1]) : nil }) }
-        set { fields = newValue.map { [$0.name.rawValue, $0.value] } }
+    private enum CodingKeys: String, CodingKey {
+        case url, status, fields, body, varied, requestTime, responseTime
+    }
+
+    /// Reads a stored response; its fields are `[name, value]` pairs.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: What the decoder throws.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decode(String.self, forKey: .url)
+        status = try container.decode(Int.self, forKey: .status)
+        let fields = try container.decode([[String]].self, forKey: .fields)
+        headers = HTTPHeaders(fields.compactMap { $0.count == 2 ? HTTPHeaders.Field(name: HeaderName(rawValue: $0[0]), value: $0[1]) : nil })
+        body = try container.decode(Data.self, forKey: .body)
+        varied = try container.decode([String: String].self, forKey: .varied)
+        requestTime = try container.decode(Date.self, forKey: .requestTime)
+        responseTime = try container.decode(Date.self, forKey: .responseTime)
+    }
+
+    /// Writes the response, its fields as `[name, value]` pairs in order.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url, forKey: .url)
+        try container.encode(status, forKey: .status)
+        try container.encode(headers.map { [$0.name.rawValue, $0.value] }, forKey: .fields)
+        try container.encode(body, forKey: .body)
+        try container.encode(varied, forKey: .varied)
+        try container.encode(requestTime, forKey: .requestTime)
+        try container.encode(responseTime, forKey: .responseTime)
     }
 
     /// The bytes this entry holds, for a store's size limit: body, fields and a little more.
     public var cost: Int {
-        body.count + fields.reduce(0) { $0 + $1.reduce(0) { $0 + $1.utf8.count + 4 } } + varied.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        body.count + headers.reduce(0) { $0 + $1.name.rawValue.utf8.count + $1.value.utf8.count + 4 } + varied.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
             + url.utf8.count + 64
     }
 }
