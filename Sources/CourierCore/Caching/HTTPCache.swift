@@ -20,8 +20,9 @@ import Foundation
 /// `If-None-Match`/`If-Modified-Since`; a `304` refreshes its headers (not `Content-Length`) and
 /// it is served. `stale-if-error` and `stale-while-revalidate` (and
 /// ``Options/servesStaleWhenOffline``) serve it when the origin answers `5xx` or cannot be
-/// reached; within `stale-while-revalidate` the revalidation runs in the call (a middleware
-/// cannot outlive the call), not in the background. `no-store`, `private` (shared mode), `Vary: *`, a `206` and
+/// reached. Within `stale-while-revalidate`, given an executor for `backgroundRevalidation`,
+/// the stale response answers at once and is revalidated in the background; without one the
+/// revalidation runs in the call (a middleware cannot outlive the call). `no-store`, `private` (shared mode), `Vary: *`, a `206` and
 /// responses to requests with `Authorization` (shared mode, unless the response allows it) are
 /// not stored. A `POST`, `PUT`, `DELETE` or `PATCH` answered with a `2xx`/`3xx` removes what is
 /// stored for its URL and the `Location` and `Content-Location` it names (same origin).
@@ -83,6 +84,9 @@ public struct HTTPCache: Middleware {
 
     /// Where responses are kept.
     public let store: any HTTPCacheStore
+    /// What revalidates a response served within its `stale-while-revalidate` window, in the
+    /// background; `nil` to revalidate inside the call instead.
+    public let backgroundRevalidation: (any Executor)?
     /// How the cache behaves.
     public let options: Options
     private let time: WallTime
@@ -94,11 +98,16 @@ public struct HTTPCache: Middleware {
     ///   - options: How the cache behaves.
     ///   - clock: The clock ages run on; `ContinuousClock` by default, a ``ManualClock`` in tests.
     ///   - start: The wall-clock date the clock's present stands for; now by default.
+    ///   - backgroundRevalidation: The executor that revalidates, in the background, a response
+    ///     served stale within its `stale-while-revalidate` window (RFC 5861): the executor
+    ///     under the cache, without it. `nil` (the default) revalidates inside the call, the
+    ///     stale response answering only if that fails: a middleware cannot outlive its call.
     public init(
         store: any HTTPCacheStore = MemoryCacheStore(), options: Options = Options(), clock: some Clock<Duration> = ContinuousClock(),
-        start: Date = Date()
+        start: Date = Date(), backgroundRevalidation: (any Executor)? = nil
     ) {
         self.store = store
+        self.backgroundRevalidation = backgroundRevalidation
         self.options = options
         self.time = WallTime(clock: clock, start: start)
     }
@@ -165,13 +174,19 @@ public struct HTTPCache: Middleware {
                 if acceptable { return serve(entry, age: age, lifetime: lifetime, as: .hit) }
             } else if let maxStale = asked.maxStale, !mustRevalidate(said), age - lifetime <= TimeInterval(maxStale) {
                 return serve(entry, age: age, lifetime: lifetime, as: .stale)
+            } else if let revalidator = backgroundRevalidation, let window = said.staleWhileRevalidate, !mustRevalidate(said),
+                age - lifetime <= TimeInterval(window)
+            {
+                let conditional = revalidationRequest(request, for: entry)
+                writes.run(for: key) { await self.revalidate(conditional, original: request, entry: entry, key: key, via: revalidator) }
+                return serve(entry, age: age, lifetime: lifetime, as: .stale, detail: "stale-while-revalidate")
             }
         }
         if onlyIfCached { return Self.gatewayTimeout(url) }
 
         let conditional = revalidationRequest(request, for: entry)
-        // Within stale-while-revalidate, the revalidation runs in the call (a middleware cannot
-        // outlive it), and the stale response answers if it fails.
+        // Within stale-while-revalidate and no background executor, the revalidation runs in the
+        // call (a middleware cannot outlive it), and the stale response answers if it fails.
         let staleIfError = Self.staleIfErrorAllows(age: age, lifetime: lifetime, said: said, asked: asked) && !mustRevalidate(said)
         do {
             let requestTime = time.now
@@ -209,6 +224,19 @@ public struct HTTPCache: Middleware {
         let requestTime = time.now
         let response = try await next(request)
         return await kept(response, request: request, key: key, requestTime: requestTime)
+    }
+
+    /// A revalidation in the background (`stale-while-revalidate`): a `304` for the entry
+    /// freshens it, a new answer replaces it, a failure leaves it as it was.
+    private func revalidate(_ conditional: Request, original: Request, entry: CachedResponse, key: String, via revalidator: any Executor) async {
+        let requestTime = time.now
+        guard let response = try? await revalidator.send(conditional) else { return }
+        if response.status == 304 {
+            if let tag = response.headers[.eTag], let stored = entry.headers[.eTag], Self.weakTag(tag) != Self.weakTag(stored) { return }
+            await store.store(Self.updated(entry, with: response, requestTime: requestTime, responseTime: time.now))
+        } else if response.status < 500 {
+            _ = await kept(StreamedResponse(response), request: original, key: key, requestTime: requestTime)
+        }
     }
 
     /// `response`, marked, and stored (now if its body is in hand, as it passes otherwise) when

@@ -208,6 +208,27 @@ struct HTTPCacheTests {
         await #expect(throws: CourierError.self) { try await get(cache, "/e") }
     }
 
+    @Test func withinStaleWhileRevalidateAStaleResponseAnswersAtOnceAndIsRevalidatedInTheBackground() async throws {
+        origin.answer("/w") { request in
+            if request.headers[.ifNoneMatch] == "\"w\"" { return .status(304, headers: ["ETag": "\"w\"", "Cache-Control": "max-age=10, stale-while-revalidate=60"]) }
+            return .status(200, headers: ["ETag": "\"w\"", "Cache-Control": "max-age=10, stale-while-revalidate=60"], body: Data("w".utf8))
+        }
+        let transport = origin.transport
+        let cache = Exchange(transport: transport).eachHop(
+            HTTPCache(clock: clock, start: Self.start, backgroundRevalidation: Exchange(transport: transport)))
+        _ = try await cache.send(.get |> url("https://api.test/w"))
+        clock.advance(by: .seconds(30))
+        let stale = try await cache.send(.get |> url("https://api.test/w"))
+        #expect(stale.cacheStatus == .stale && String(decoding: stale.body, as: UTF8.self) == "w")
+        // The next lookup waits for the background revalidation, which freshened the entry.
+        let fresh = try await cache.send(.get |> url("https://api.test/w"))
+        #expect(fresh.cacheStatus == .hit)
+        #expect(origin.hits == 2 && origin.last?.headers[.ifNoneMatch] == "\"w\"")
+        // Past the window: revalidated in the call.
+        clock.advance(by: .seconds(200))
+        #expect(try await cache.send(.get |> url("https://api.test/w")).cacheStatus == .revalidated)
+    }
+
     @Test func offlineAStoredResponseAnswersHoweverStaleButNotForAMustRevalidate() async throws {
         origin.answer("/o") { _ in .status(200, headers: ["Cache-Control": "max-age=1"], body: Data("o".utf8)) }
         let cache = executor(.init(servesStaleWhenOffline: true))
