@@ -40,6 +40,17 @@ extension ConformanceSuite {
             try context.expect(hit.headers[.contentEncoding] == nil, "a decoded body was stored with Content-Encoding: \(hit.headers[.contentEncoding] ?? "")")
             try context.expect(hit.headers[.contentLength] == String(hit.body.count), "the stored length is not the body's")
         },
+        ConformanceCase("cache: a response with a validator and no freshness is not stored, and a caller's own validator passes through") { context in
+            let network = Departures()
+            let executor = context.executor(ConformanceOptions(hopMiddleware: [HTTPCache(), network]))
+            // httpbin's /etag/{etag}: an ETag, no Cache-Control, no Last-Modified.
+            let first = try await executor.send(context.httpbin() |> path("etag", "conformance"))
+            let second = try await executor.send(context.httpbin() |> path("etag", "conformance"))
+            try context.expect(first.status == 200 && second.status == 200 && second.cacheStatus == .miss, "statuses \(first.status), \(second.status) \(String(describing: second.cacheStatus))")
+            try context.expect(network.count == 2, "\(network.count) requests reached the network, not 2")
+            let own = try await executor.send(context.httpbin() |> path("etag", "conformance") |> header("If-None-Match", "\"conformance\""))
+            try context.expect(own.status == 304 && network.count == 3, "the caller's conditional request got \(own.status)")
+        },
         ConformanceCase("cache: a streamed body is stored as it passes, and a hit streams") { context in
             let network = HopLog()
             let executor = context.executor(ConformanceOptions(hopMiddleware: [HTTPCache(), network]))
