@@ -1,0 +1,82 @@
+@testable import CourierCore
+import Foundation
+
+/// `Set-Cookie` fields into a jar. The first byte picks the URL that set them (http, https, an
+/// IP address, localhost, a registry's subdomain); the rest is one field per line. Rules checked
+/// beyond "no crash":
+/// - a refused field throws a `CookieRejection`; an accepted cookie has a token name, no control
+///   character, at most 4,096 bytes of name and value, a lowercase domain without a leading dot
+///   that covers the host (the host itself when host-only), a path starting with `/`, `Secure`
+///   only from https, and an expiry at most 400 days ahead;
+/// - the jar never holds more than its limits, and every cookie it would send goes to that URL;
+/// - the `Cookie` field it makes holds no line break or control character;
+/// - the jar's description and dump are the same whatever its values, and it reads back from
+///   JSON unchanged;
+/// - splitting a field never makes more text than it had.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    guard count > 0 else { return 0 }
+    let url = urls[Int(bytes[0]) % urls.count]
+    let text = String(decoding: UnsafeBufferPointer(start: bytes + 1, count: count - 1), as: UTF8.self)
+    let fields = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let policy = CookieJar.Policy(maximumCookiesPerDomain: 5, maximumCookies: 12)
+    withinBudget("SetCookie") {
+        for field in fields {
+            let split = CookieJar.splitJoinedSetCookie(field)
+            require(split.reduce(0) { $0 + $1.utf8.count } <= field.utf8.count, "splitting made text: \(field.debugDescription)")
+            do {
+                let cookie = try Cookie(setCookie: field, from: url, at: now, policy: policy)
+                check(cookie, from: url, field: field)
+            } catch {
+                // A CookieRejection by the signature: nothing else can come out.
+            }
+        }
+        var jar = CookieJar(policy: policy)
+        jar.store(setCookie: fields, from: url, at: now)
+        require(jar.count <= 12 && jar.count == jar.cookies.count, "the jar holds \(jar.count) cookies")
+        for (_, group) in Dictionary(grouping: jar.cookies, by: \.domain) {
+            require(group.count <= 5, "one domain holds \(group.count) cookies")
+        }
+        let sent = jar.cookies(for: url, at: now)
+        require(sent.allSatisfy { $0.matches(url) }, "a cookie sent to a URL it does not match")
+        if let header = jar.cookieHeader(for: url, at: now) {
+            require(!header.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }, "a control character in the Cookie field")
+        }
+        // Printed forms do not depend on the values: the same jar with other values prints alike.
+        let other = CookieJar(policy: policy, cookies: jar.cookies.map { cookie in
+            var changed = cookie
+            changed.value = "V" + cookie.value
+            return changed
+        })
+        var dumped = "", dumpedOther = ""
+        dump(jar, to: &dumped)
+        dump(other, to: &dumpedOther)
+        require("\(jar)" == "\(other)" && dumped == dumpedOther, "a value shows in the jar's description or dump")
+        let data = (try? JSONEncoder().encode(jar)) ?? Data()
+        let back = try? JSONDecoder().decode(CookieJar.self, from: data)
+        require(back?.cookies == jar.cookies, "the jar did not read back from JSON")
+    }
+    return 0
+}
+
+private func check(_ cookie: Cookie, from url: URL, field: String) {
+    let host = (url.host ?? "").lowercased()
+    require(!cookie.name.isEmpty && HTTPSyntax.isToken(cookie.name), "a name that is not a token: \(field.debugDescription)")
+    require(!(cookie.name + cookie.value).utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }, "a control character kept")
+    require(cookie.name.utf8.count + cookie.value.utf8.count <= 4096, "a cookie over 4,096 bytes")
+    require(cookie.domain == cookie.domain.lowercased() && !cookie.domain.hasPrefix("."), "a domain not canonical: \(cookie.domain)")
+    if cookie.hostOnly {
+        require(cookie.domain == host, "a host-only cookie for \(cookie.domain) from \(host)")
+    } else {
+        require(host == cookie.domain || host.hasSuffix("." + cookie.domain), "a cookie for \(cookie.domain) from \(host)")
+        require(!CookieDomain.isPublicSuffix(cookie.domain, extra: []), "a cookie for the public suffix \(cookie.domain)")
+    }
+    require(cookie.path.hasPrefix("/"), "a path without a slash: \(cookie.path.debugDescription)")
+    require(!cookie.secure || url.scheme == "https", "Secure from \(url.scheme ?? "")")
+    if let expires = cookie.expires { require(expires <= now.addingTimeInterval(Cookie.maximumLifetime), "an expiry past 400 days") }
+}
+
+private let now = Date(timeIntervalSince1970: 1_800_000_000)
+private let urls = [
+    "http://www.example.com/a/b", "https://www.example.com/", "http://127.0.0.1:8080/x", "http://localhost/", "https://shop.example.co.uk/cart/",
+].compactMap { URL(string: $0) }
