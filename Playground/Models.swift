@@ -32,3 +32,8 @@ struct StreamLine: Codable, Sendable {
 struct ChatDelta: Codable, Sendable {
     var text: String
 }
+
+/// What httpbin's `/cookies` echoes.
+struct CookieEcho: Decodable, Sendable {
+    var cookies: [String: String]
+}

@@ -49,6 +49,25 @@ enum OfflineServer {
                 headers.add(HeaderName(rawValue: item.name), item.value ?? "")
             }
             return .json(fields, headers: headers)
+        case "cookies":
+            // Like httpbin: /cookies echoes the Cookie field; /cookies/set?name=value sets them on
+            // a 302 back to /cookies.
+            if segments.dropFirst().first == "set" {
+                let cookies = request.queryItems.map { "\($0.name)=\($0.value ?? ""); Path=/" }
+                var headers: HTTPHeaders = [.location: "/cookies"]
+                for cookie in cookies { headers.add(.setCookie, cookie) }
+                return .status(302, headers: headers)
+            }
+            var cookies: [String: String] = [:]
+            for pair in (request.headers[.cookie] ?? "").split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2 { cookies[parts[0]] = parts[1] }
+            }
+            return .json(["cookies": cookies])
+        case "cache":
+            // Like httpbin's /cache/N: fresh for N seconds.
+            let seconds = max(0, Int(segments.dropFirst().first ?? "") ?? 0)
+            return .json(echo(request), headers: [.cacheControl: "public, max-age=\(seconds)"])
         default:
             return .status(404)
         }
