@@ -30,6 +30,18 @@ struct CookieMiddlewareTests {
         #expect(transport.requests.map { $0.headers[.cookie] } == [nil, "session=S3CR3T-VALUE", "session=S3CR3T-VALUE", nil, "mine=1; session=S3CR3T-VALUE"])
     }
 
+    @Test func aDownloadAndAStreamSendAndStoreCookiesToo() async throws {
+        let store = CookieStore()
+        let transport = Self.site()
+        let executor = Exchange(transport: transport).eachHop(CookieMiddleware(store))
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cookie-download-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: target) }
+        _ = try await executor.download(.get |> url("https://api.test/login"), to: target)
+        #expect(try String(decoding: Data(contentsOf: target), as: UTF8.self) == "session=S3CR3T-VALUE")
+        let streamed = try await executor.stream(.get |> url("https://api.test/home"))
+        #expect(String(decoding: try await streamed.body.collect(upTo: 1 << 10), as: UTF8.self) == "session=S3CR3T-VALUE")
+    }
+
     @Test func cookiesExpireOnTheStoresClock() async throws {
         let clock = ManualClock()
         let store = CookieStore(clock: clock, start: SetCookieTests.now)
