@@ -66,10 +66,11 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// Creates a jar.
     /// - Parameters:
     ///   - policy: Its limits and rules.
-    ///   - cookies: Cookies to start with, as a saved jar had them; the limits apply.
+    ///   - cookies: Cookies to start with, as a saved jar had them; the limits apply, and a
+    ///     cookie that could not go in a `Cookie` field is left out.
     public init(policy: Policy = Policy(), cookies: [Cookie] = []) {
         self.policy = policy
-        for cookie in cookies.sorted(by: { $0.lastAccess < $1.lastAccess }) {
+        for cookie in cookies.sorted(by: { $0.lastAccess < $1.lastAccess }) where Self.isSendable(cookie) {
             var cookie = cookie
             cookie.domain = CookieDomain.canonical(cookie.domain)
             remove(cookie.key)
@@ -112,12 +113,23 @@ public struct CookieJar: Sendable, Hashable, Codable {
     }
 
     /// Stores a cookie made in code (not from a server), replacing the one with its name,
-    /// domain and path; an expired cookie removes that one.
+    /// domain and path; an expired cookie removes that one. A cookie that could not go in a
+    /// `Cookie` field (a name that is not a token, a control character or `;` in its value, no
+    /// domain, a path without `/`) is not stored.
     /// - Parameters:
     ///   - cookie: The cookie.
     ///   - now: The current time, for expiry and eviction.
     public mutating func insert(_ cookie: Cookie, at now: Date) {
+        guard Self.isSendable(cookie) else { return }
         try? insert(cookie, secureOrigin: true, at: now)
+    }
+
+    /// Whether a cookie made in code or read from a saved jar can go in a `Cookie` field: a
+    /// token name, no control character in its value, a domain and a path. Others are left out
+    /// (a saved jar edited by hand cannot put a line break into a request).
+    static func isSendable(_ cookie: Cookie) -> Bool {
+        !cookie.name.isEmpty && cookie.name.utf8.allSatisfy(HTTPSyntax.isTokenByte) && !cookie.domain.isEmpty
+            && cookie.path.hasPrefix("/") && !cookie.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F || $0 == UInt8(ascii: ";") }
     }
 
     /// The storage rules after parsing (RFC 6265 §5.3 steps 11–12, RFC 6265bis §5.7).

@@ -128,6 +128,18 @@ struct CookieJarTests {
         #expect(bounded.count == 2)
     }
 
+    @Test func aSavedJarEditedToHoldALineBreakCannotPutItIntoARequest() throws {
+        let saved = filled(["a=1; Path=/"])
+        var text = try String(decoding: JSONEncoder().encode(saved), as: UTF8.self)
+        text = text.replacingOccurrences(of: #""value":"1""#, with: #""value":"1\r\nX-Injected: yes""#)
+        let loaded = try JSONDecoder().decode(CookieJar.self, from: Data(text.utf8))
+        #expect(loaded.isEmpty)
+        var jar = CookieJar()
+        jar.insert(Cookie(name: "bad name", value: "1", domain: "example.com"), at: Self.now)
+        jar.insert(Cookie(name: "semi", value: "a;b", domain: "example.com"), at: Self.now)
+        #expect(jar.isEmpty)
+    }
+
     @Test func noPrintedFormShowsAValue() {
         let jar = filled(["session=TOPSECRET-1; Path=/; Secure; HttpOnly; Max-Age=60", "pref=TOPSECRET-2; Domain=example.com"])
         let cookie = jar.cookies[0]
