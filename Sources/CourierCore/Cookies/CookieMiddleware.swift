@@ -41,9 +41,12 @@ public struct CookieMiddleware: Middleware {
     /// - Returns: The response, unchanged.
     /// - Throws: What `next` throws.
     public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
-        guard let url = request.url else { return try await next(request) }
+        // The URL is rendered only when a cookie may go out or come in: an empty jar and a
+        // response without Set-Cookie cost a lock and one field lookup.
         var request = request
-        if let cookies = store.cookieHeader(for: url) {
+        var url: URL?
+        if !store.isEmpty, let target = request.url, let cookies = store.cookieHeader(for: target) {
+            url = target
             if let given = request.headers[.cookie], !given.isEmpty {
                 request.headers.set(.cookie, given + "; " + cookies)
             } else {
@@ -51,8 +54,8 @@ public struct CookieMiddleware: Middleware {
             }
         }
         let response = try await next(request)
-        if response.head.firstValue(of: .setCookie) != nil {
-            store.store(setCookie: response.headers.values(for: .setCookie), from: url)
+        if response.head.firstValue(of: .setCookie) != nil, let target = url ?? request.url {
+            store.store(setCookie: response.headers.values(for: .setCookie), from: target)
         }
         return response
     }

@@ -30,6 +30,9 @@ public final class CookieStore: Sendable {
     /// The current time on the store's clock.
     public var now: Date { time.now }
 
+    /// Whether the jar holds no cookie.
+    public var isEmpty: Bool { state.withLock { $0.isEmpty } }
+
     /// A copy of the jar as it is now: to save, or to look at.
     public var jar: CookieJar { state.withLock { $0 } }
 
