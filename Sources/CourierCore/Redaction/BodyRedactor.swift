@@ -316,7 +316,7 @@ struct BodyRedactor: Sendable {
     /// Hides the values of `name=value` pairs whose name is sensitive. A pair starts at the
     /// start of the text or after `&`, `?`, `;`, whitespace, a quote or a comma, and its value
     /// ends at `&`, `;`, `#`, whitespace, a quote or a comma, so a URL or cookie inside JSON
-    /// text stays well formed.
+    /// text stays well formed; a quote escaped with a backslash (`\"`) does not end it.
     private func redactPairs(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "=")) else { return text }
         let bytes = Array(text.utf8)
@@ -340,7 +340,18 @@ struct BodyRedactor: Sendable {
                 output.append(byte)
                 index += 1
                 if redaction.isSensitive(fieldName: PercentEncoding.decode(Substring(name)).replacingOccurrences(of: "+", with: " ")) {
-                    while index < bytes.count, !isBoundary(bytes[index]) { index += 1 }
+                    let valueStart = index
+                    while index < bytes.count {
+                        // A quote escaped by a backslash (form text inside a JSON string) is part
+                        // of the value: ending there would hide the backslash, unescape the quote
+                        // and break the JSON, and show the rest of the value.
+                        if bytes[index] == UInt8(ascii: "\""), Self.isEscaped(bytes, at: index, notBefore: valueStart) {
+                            index += 1
+                            continue
+                        }
+                        if isBoundary(bytes[index]) { break }
+                        index += 1
+                    }
                     output.append(contentsOf: Array(Redaction.placeholder.utf8))
                 }
                 nameStart = index
@@ -351,5 +362,17 @@ struct BodyRedactor: Sendable {
             if isBoundary(byte) || byte == UInt8(ascii: "=") { nameStart = index }
         }
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether the byte at `index` is escaped: an odd run of backslashes before it, counted
+    /// back to `start` at most.
+    private static func isEscaped(_ bytes: [UInt8], at index: Int, notBefore start: Int) -> Bool {
+        var count = 0
+        var position = index - 1
+        while position >= start, bytes[position] == UInt8(ascii: "\\") {
+            count += 1
+            position -= 1
+        }
+        return count % 2 == 1
     }
 }

@@ -1,0 +1,30 @@
+@testable import CourierCore
+import Foundation
+import Testing
+
+/// The redactor on bodies a fuzzer found, each test named for the rule it broke.
+@Suite("Redaction: bodies found by fuzzing")
+struct BodyRedactorTests {
+    /// Found by the BodyRedactor fuzz target (2026-11-26, in its third run): a JSON string
+    /// holding form text whose sensitive value has an escaped quote. The value ended at the
+    /// quote, so the backslash before it was hidden, the quote closed the string (invalid JSON)
+    /// and the rest of the value showed.
+    @Test func aJSONStringThatHoldsAFormStaysValidJSON() throws {
+        let secrets = ["A", "\u{FFFD};\nu0007k\"X&pass\"word=iv-\u{FFFD}m1\\\"23\"X&password=ive-m5\\\"123/"]
+        let body = #""X&password=ive5\"123Sus3=,""#
+        let output = BodyRedactor(redaction: Redaction(), secrets: secrets).redact(body)
+        #expect((try? JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed])) != nil, "\(output)")
+        #expect(!output.contains("ive5") && !output.contains("123Sus3"), "\(output)")
+    }
+
+    // Escapes written out: a raw string literal in `@Test(arguments:)` loses its backslashes.
+    @Test(arguments: [
+        ("\"password=abc\\\"def&x=1\"", "\"password=<redacted>&x=1\""),
+        ("\"password=abc\\\"", "\"password=<redacted>"),
+        ("password=abc\\\\\"&x", "password=<redacted>\"&x"),
+    ])
+    func aSensitiveValueRunsOnPastAnEscapedQuoteOnly(body: String, expected: String) {
+        #expect(BodyRedactor(redaction: Redaction(), secrets: []).redact(body) == expected)
+    }
+}
+
