@@ -303,6 +303,21 @@ public struct CookieJar: Sendable, Hashable, Codable {
         return oldest
     }
 
+    // MARK: Equality
+
+    /// Two jars are equal when they hold the same cookies under the same policy (their history
+    /// of uses is not compared).
+    public static func == (lhs: CookieJar, rhs: CookieJar) -> Bool {
+        lhs.policy == rhs.policy && lhs.domains == rhs.domains
+    }
+
+    /// Hashes the policy and the cookies.
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(policy)
+        hasher.combine(domains)
+    }
+
     // MARK: Codable
 
     private enum CodingKeys: String, CodingKey {
