@@ -35,7 +35,8 @@ import Foundation
 ///
 /// **Where it runs.** Around each hop (``Exchange/eachHop(_:)``): a permanent redirect is
 /// cached like any response. Requests with their own validators or a `Range` pass through
-/// untouched, as do methods other than `GET`.
+/// untouched, as do methods other than `GET`; a `HEAD` is answered with the head of a fresh
+/// stored `GET` response, and sent on otherwise.
 ///
 /// Each response says where it came from (``CacheStatus``, read from the `Cache-Status` field
 /// it adds, [RFC 9211](https://www.rfc-editor.org/rfc/rfc9211)), so logs and metrics see it.
@@ -124,7 +125,9 @@ public struct HTTPCache: Middleware {
         switch request.method {
         case .get:
             break
-        case .head, .options, .trace:
+        case .head:
+            return try await head(request, key: key, url: url, next: next)
+        case .options, .trace:
             return try await next(request)
         default:
             let response = try await next(request)
@@ -215,6 +218,28 @@ public struct HTTPCache: Middleware {
             }
             throw error
         }
+    }
+
+    /// A `HEAD` answered with the head of a fresh stored `GET` response (RFC 9111 §4 lets a
+    /// `GET` response serve a `HEAD`), or sent on; its answer is not stored.
+    private func head(_ request: Request, key: String, url: URL, next: Next) async throws -> StreamedResponse {
+        let asked = CacheControl(request.headers.values(for: .cacheControl))
+        let pragma = !request.headers.contains(.cacheControl) && request.headers.values(for: .pragma).contains { $0.lowercased().contains("no-cache") }
+        guard !asked.noCache, !pragma, request.cachePolicy != .reloadIgnoringLocalCacheData else { return try await next(request) }
+        await writes.wait(for: key)
+        let now = time.now
+        let stored = await store.responses(for: key).filter { Self.matchesVary($0, request: request) }
+        if let entry = stored.max(by: { $0.responseTime < $1.responseTime }) {
+            let said = CacheControl(entry.headers.values(for: .cacheControl))
+            let age = Self.currentAge(entry, now: now)
+            let lifetime = freshnessLifetime(entry, said: said)
+            if !said.noCache, lifetime > age, asked.maxAge.map({ age <= TimeInterval($0) }) ?? true {
+                var response = serve(entry, age: age, lifetime: lifetime, as: .hit)
+                response.body = ByteStream(Data())
+                return response
+            }
+        }
+        return try await next(request)
     }
 
     // MARK: Sending and storing

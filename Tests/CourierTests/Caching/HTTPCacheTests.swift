@@ -55,6 +55,21 @@ struct HTTPCacheTests {
         #expect(origin.hits == 2)
     }
 
+    @Test func aHeadIsAnsweredWithTheHeadOfAFreshStoredGet() async throws {
+        origin.answer("/h") { request in
+            .status(200, headers: ["Cache-Control": "max-age=60", "X-Method": request.method.rawValue], body: Data("body".utf8))
+        }
+        let cache = executor()
+        let missed = try await cache.send(.head |> url("https://api.test/h"))
+        #expect(missed.cacheStatus == nil && origin.hits == 1)
+        _ = try await get(cache, "/h")
+        let head = try await cache.send(.head |> url("https://api.test/h"))
+        #expect(head.cacheStatus == .hit && head.body.isEmpty && head.headers["X-Method"] == "GET" && origin.hits == 2)
+        clock.advance(by: .seconds(61))
+        _ = try await cache.send(.head |> url("https://api.test/h"))
+        #expect(origin.hits == 3 && origin.last?.method == .head)
+    }
+
     @Test func aStaleResponseIsRevalidatedAndA304RefreshesItsHeadersButNotItsLength() async throws {
         origin.answer("/v") { request in
             if request.headers[.ifNoneMatch] == "\"v1\"" {
