@@ -38,6 +38,22 @@ extension ConformanceSuite {
             try context.expect(kept.allSatisfy { $0.hostOnly && !$0.domain.isEmpty }, "stored: \(kept)")
             try context.expect(!"\(store)".contains("HOP-COOKIE"), "the store's description shows a value")
         },
+        ConformanceCase("cookies: a Secure cookie set over https never goes over http, even to the same host") { context in
+            let store = CookieStore()
+            let executor = context.executor(ConformanceOptions(hopMiddleware: [CookieMiddleware(store)]))
+            let secureOrigin = context.servers.httpbin.lowercased().hasPrefix("https://")
+            let set = try await executor.send(
+                context.httpbin() |> path("response-headers") |> query("Set-Cookie", "guarded=1; Secure; Path=/")
+                    |> query("Set-Cookie", "open=2; Path=/"))
+            try context.expect(set.status == 200, "response-headers answered \(set.status)")
+            let names = store.jar.cookies.map(\.name).sorted()
+            // Over plain http the Secure one is refused; over https both are kept.
+            try context.expect(names == (secureOrigin ? ["guarded", "open"] : ["open"]), "stored \(names)")
+            // The hostile server is plain http on the same host as httpbin.
+            let echo = try await executor.send(context.hostile() |> path("echo") |> decode(EchoedRequest.self))
+            let sent = echo.headers.first { $0.key.lowercased() == "cookie" }?.value ?? ""
+            try context.expect(sent == "open=2", "plain http received the Cookie field \(sent.isEmpty ? "(none)" : sent)")
+        },
         ConformanceCase("cookies: what a server may not set is refused, a flood is bounded, and the rest is kept") { context in
             let store = CookieStore()
             let executor = context.executor(ConformanceOptions(hopMiddleware: [CookieMiddleware(store)]))
