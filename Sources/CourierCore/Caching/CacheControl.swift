@@ -74,45 +74,51 @@ public struct CacheControl: Sendable, Hashable {
         noTransform = seen["no-transform"] != nil
     }
 
-    /// The directives of one field value: lowercase names with their argument, if any.
+    /// The directives of one field value: lowercase names with their argument, if any. Read on
+    /// UTF-8 bytes: a "," or "=" followed by a combining mark is one Character.
     static func directives(_ value: String) -> [(String, String?)] {
+        let bytes = Array(value.utf8)
         var result: [(String, String?)] = []
-        var rest = Substring(value)
-        while !rest.isEmpty {
-            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "," }
-            guard !rest.isEmpty else { break }
-            let nameEnd = rest.firstIndex { $0 == "=" || $0 == "," } ?? rest.endIndex
-            let name = rest[..<nameEnd].trimmingCharacters(in: .whitespaces).lowercased()
-            rest = rest[nameEnd...]
+        var index = 0
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        func text(_ slice: ArraySlice<UInt8>) -> String {
+            var slice = slice
+            while let first = slice.first, isBlank(first) { slice.removeFirst() }
+            while let last = slice.last, isBlank(last) { slice.removeLast() }
+            return String(decoding: slice, as: UTF8.self)
+        }
+        while index < bytes.count {
+            while index < bytes.count, isBlank(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
+            guard index < bytes.count else { break }
+            let nameStart = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: "="), bytes[index] != UInt8(ascii: ",") { index += 1 }
+            let name = text(bytes[nameStart..<index]).lowercased()
             var argument: String?
-            if rest.first == "=" {
-                rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
-                if rest.first == "\"" {
-                    // A quoted string: up to the closing quote, backslash escapes kept as written.
-                    var text = ""
-                    var index = rest.index(after: rest.startIndex)
-                    var escaped = false
-                    while index < rest.endIndex {
-                        let character = rest[index]
-                        index = rest.index(after: index)
-                        if escaped {
-                            text.append(character)
-                            escaped = false
-                        } else if character == "\\" {
-                            escaped = true
-                        } else if character == "\"" {
+            if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
+                index += 1
+                while index < bytes.count, isBlank(bytes[index]) { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                    // A quoted string: up to the closing quote, a backslash taking the next byte.
+                    var quoted: [UInt8] = []
+                    index += 1
+                    while index < bytes.count {
+                        let byte = bytes[index]
+                        index += 1
+                        if byte == UInt8(ascii: "\\"), index < bytes.count {
+                            quoted.append(bytes[index])
+                            index += 1
+                        } else if byte == UInt8(ascii: "\"") {
                             break
                         } else {
-                            text.append(character)
+                            quoted.append(byte)
                         }
                     }
-                    argument = text
-                    rest = rest[index...]
-                    rest = rest[(rest.firstIndex(of: ",") ?? rest.endIndex)...]
+                    argument = String(decoding: quoted, as: UTF8.self)
+                    while index < bytes.count, bytes[index] != UInt8(ascii: ",") { index += 1 }
                 } else {
-                    let end = rest.firstIndex(of: ",") ?? rest.endIndex
-                    argument = rest[..<end].trimmingCharacters(in: .whitespaces)
-                    rest = rest[end...]
+                    let start = index
+                    while index < bytes.count, bytes[index] != UInt8(ascii: ",") { index += 1 }
+                    argument = text(bytes[start..<index])
                 }
             }
             if !name.isEmpty { result.append((name, argument)) }

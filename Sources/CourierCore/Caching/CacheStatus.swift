@@ -37,8 +37,8 @@ public enum CacheStatus: String, Sendable, Hashable {
 
     /// The status Courier's member of a `Cache-Status` field gives, if any.
     static func parse(_ value: String) -> CacheStatus? {
-        for member in value.split(separator: ",") {
-            let parameters = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        for member in HTTPSyntax.parts(of: value, separatedBy: UInt8(ascii: ",")) {
+            let parameters = HTTPSyntax.parts(of: member, separatedBy: UInt8(ascii: ";"))
             guard parameters.first == cacheName else { continue }
             if parameters.contains("fwd-status=304") { return .revalidated }
             if parameters.contains("hit") {

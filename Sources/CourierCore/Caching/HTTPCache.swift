@@ -325,7 +325,7 @@ public struct HTTPCache: Middleware {
             if request.headers.contains(.authorization), !(said.isPublic || said.sharedMaxAge != nil || said.mustRevalidate) { return false }
         }
         let vary = response.headers.values(for: .vary)
-        if vary.contains(where: { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "*" } }) { return false }
+        if vary.contains(where: { HTTPSyntax.parts(of: $0, separatedBy: UInt8(ascii: ",")).contains("*") }) { return false }
         let explicit =
             said.maxAge != nil || (options.mode == .shared && said.sharedMaxAge != nil) || response.headers.contains(.expires)
         if explicit || said.isPublic || (said.isPrivate && options.mode == .private) { return true }
@@ -437,8 +437,8 @@ public struct HTTPCache: Middleware {
     /// undid, `Set-Cookie`, and any earlier `Cache-Status`.
     static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
         var kept = headers
-        let connection = headers.values(for: HeaderName(rawValue: "Connection")).flatMap { $0.split(separator: ",") }
-            .map { HeaderName(rawValue: $0.trimmingCharacters(in: .whitespaces)) }
+        let connection = headers.values(for: HeaderName(rawValue: "Connection"))
+            .flatMap { HTTPSyntax.parts(of: $0, separatedBy: UInt8(ascii: ",")) }.filter { !$0.isEmpty }.map { HeaderName(rawValue: $0) }
         for name in connection + Self.unstoredFields { kept.remove(name) }
         return kept
     }
@@ -462,8 +462,8 @@ public struct HTTPCache: Middleware {
     static func variedFields(_ headers: HTTPHeaders, request: Request) -> [String: String] {
         var varied: [String: String] = [:]
         for value in headers.values(for: .vary) {
-            for name in value.split(separator: ",") {
-                let name = name.trimmingCharacters(in: .whitespaces).lowercased()
+            for name in HTTPSyntax.parts(of: value, separatedBy: UInt8(ascii: ",")) {
+                let name = name.lowercased()
                 guard !name.isEmpty else { continue }
                 let values = request.headers.values(for: HeaderName(rawValue: name))
                 if !values.isEmpty { varied[name] = normalised(values) }
@@ -478,8 +478,8 @@ public struct HTTPCache: Middleware {
 
     /// Whether `request` has the field values `entry` was stored for (RFC 9111 §4.1).
     static func matchesVary(_ entry: CachedResponse, request: Request) -> Bool {
-        let names = entry.headers.values(for: .vary).flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        let names = entry.headers.values(for: .vary).flatMap { HTTPSyntax.parts(of: $0, separatedBy: UInt8(ascii: ",")) }
+            .map { $0.lowercased() }.filter { !$0.isEmpty }
         if names.contains("*") { return false }
         for name in names {
             let values = request.headers.values(for: HeaderName(rawValue: name))

@@ -21,16 +21,19 @@ extension Cookie {
         guard let target = CookieTarget(url), ["http", "https", "ws", "wss"].contains(url.scheme?.lowercased() ?? "") else {
             throw .unsupportedURL
         }
-        let pairEnd = setCookie.firstIndex(of: ";") ?? setCookie.endIndex
-        let pair = setCookie[..<pairEnd]
-        guard let equals = pair.firstIndex(of: "=") else { throw .noNameValuePair }
+        // Split on bytes, never on Characters: ";" or "=" followed by a combining mark is one
+        // Character, and a Character search would read "a=1;\u{301} admin=1" as one value.
+        let bytes = Array(setCookie.utf8)
+        let pairEnd = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        let pair = bytes[..<pairEnd]
+        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { throw .noNameValuePair }
         let name = Self.trimmed(pair[..<equals])
-        let value = Self.trimmed(pair[pair.index(after: equals)...])
+        let value = Self.trimmed(pair[(equals + 1)...])
         guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else { throw .invalidName }
         guard !value.utf8.contains(where: Self.isControl) else { throw .controlCharacter }
         guard name.utf8.count + value.utf8.count <= policy.maximumCookieSize else { throw .tooLarge(limit: policy.maximumCookieSize) }
 
-        let attributes = Attributes(setCookie[pairEnd...], now: now)
+        let attributes = Attributes(bytes[pairEnd...], now: now)
         var domain = target.host
         var hostOnly = true
         if let named = attributes.domain {
@@ -68,14 +71,14 @@ extension Cookie {
         var httpOnly = false
         var sameSite: SameSite?
 
-        init(_ text: Substring, now: Date) {
+        init(_ text: ArraySlice<UInt8>, now: Date) {
             var expiresAttribute: Date?
             var maxAge: Date?
             let latest = now.addingTimeInterval(Cookie.maximumLifetime)
-            for attribute in text.split(separator: ";", omittingEmptySubsequences: true) {
-                let equals = attribute.firstIndex(of: "=")
+            for attribute in text.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: true) {
+                let equals = attribute.firstIndex(of: UInt8(ascii: "="))
                 let name = Cookie.trimmed(attribute[..<(equals ?? attribute.endIndex)]).lowercased()
-                let value = equals.map { Cookie.trimmed(attribute[attribute.index(after: $0)...]) } ?? ""
+                let value = equals.map { Cookie.trimmed(attribute[($0 + 1)...]) } ?? ""
                 // RFC 6265bis §5.6: an attribute value over 1,024 bytes is ignored.
                 guard value.utf8.count <= 1024 else { continue }
                 switch name {
@@ -116,10 +119,15 @@ extension Cookie {
 
     /// `text` without leading and trailing spaces and tabs.
     static func trimmed(_ text: Substring) -> String {
-        var text = text
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return String(text)
+        trimmed(ArraySlice(text.utf8))
+    }
+
+    /// The bytes as text, without leading and trailing spaces and tabs.
+    static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
+        var bytes = bytes
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A control character, tab excepted (RFC 6265bis §5.6: such a cookie is ignored).

@@ -46,6 +46,18 @@ enum HTTPSyntax {
         return nil
     }
 
+    /// The parts of a field value between `separator` bytes, each without surrounding spaces and
+    /// tabs. Split on UTF-8 bytes, never on Characters: a separator followed by a combining mark
+    /// is one Character, and splitting on Characters would not see it.
+    static func parts(of value: String, separatedBy separator: UInt8) -> [String] {
+        value.utf8.split(separator: separator, omittingEmptySubsequences: false).map { part in
+            var bytes = ArraySlice(part)
+            while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
+            while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
     /// ASCII-only lower-casing; HTTP names are ASCII, and this avoids Unicode case mapping.
     static func asciiLowercased(_ string: String) -> String { lowercasedToken(string).lowered }
 

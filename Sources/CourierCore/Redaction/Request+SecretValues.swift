@@ -12,8 +12,11 @@ extension Request {
             let parts = field.value.split(separator: " ", maxSplits: 1)
             if parts.count == 2 { values.append(String(parts[1]).trimmingCharacters(in: .whitespaces)) }
             if field.name == .cookie {
-                for pair in field.value.split(separator: ";") {
-                    if let equals = pair.firstIndex(of: "=") { values.append(String(pair[pair.index(after: equals)...])) }
+                // On bytes: a ";" or "=" followed by a combining mark is one Character.
+                for pair in field.value.utf8.split(separator: UInt8(ascii: ";")) {
+                    if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
+                        values.append(String(decoding: pair[pair.index(after: equals)...], as: UTF8.self))
+                    }
                 }
             }
         }

@@ -345,6 +345,11 @@ struct CacheControlTests {
         #expect(!control.noStore && !control.isPublic)
     }
 
+    @Test func aCommaFollowedByACombiningMarkStillSeparatesDirectives() {
+        let control = CacheControl(["max-age=60,\u{301} no-store", "private=\"a,\u{301}b\", public"])
+        #expect(control.maxAge == 60 && control.isPublic && control.isPrivate)
+    }
+
     @Test(arguments: ["max-age=abc", "max-age=-1", "max-age=1.5", "max-age=", "max-age=60, max-age=120"])
     func aMalformedOrConflictingAgeReadsAsStale(field: String) {
         #expect(CacheControl([field]).maxAge == 0)
