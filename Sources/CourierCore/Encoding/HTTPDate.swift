@@ -135,14 +135,7 @@ enum HTTPDate {
     /// The Gregorian year `date` falls in (UTC).
     private static func civilYear(of date: Date) -> Int {
         let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-        // Hinnant's civil_from_days, year only.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        return yearOfEra + era * 400 + (monthIndex >= 10 ? 1 : 0)
+        return civilFromDays(days).year
     }
 
     static let weekdays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
