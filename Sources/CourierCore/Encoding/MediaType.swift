@@ -23,8 +23,9 @@ public struct MediaType: RawRepresentable, Sendable, Hashable, ExpressibleByStri
 
     /// The lower-cased `type/subtype`, without parameters or whitespace.
     public var essence: String {
-        let head = rawValue.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return HTTPSyntax.asciiLowercased(String(head.trimmingWhitespace()))
+        // Up to the first ";" byte: a ";" after a prepend mark (U+070F) is not a Character of its own.
+        let head = HTTPSyntax.parts(of: rawValue, separatedBy: UInt8(ascii: ";")).first ?? ""
+        return HTTPSyntax.asciiLowercased(String(Substring(head).trimmingWhitespace()))
     }
 
     /// Whether `other` is acceptable where `self` is expected: equal essences, a `*` wildcard in

@@ -37,4 +37,11 @@ struct MediaTypeTests {
         }
         #expect(received?.rawValue == "application/x json+json")
     }
+
+    /// Found by the MediaType fuzz target in CI's 30-second run: a ";" after U+070F (a prepend
+    /// mark) joins it in one Character, so a Character split kept the parameters in the essence.
+    @Test func aSemicolonAfterAPrependMarkStillEndsTheEssence() {
+        #expect(MediaType(rawValue: "application/json\u{70F};charset=utf-8").essence == "application/json\u{70F}")
+        #expect(!MediaType(rawValue: "text/plain\u{70F};x=1").essence.contains(";"))
+    }
 }
