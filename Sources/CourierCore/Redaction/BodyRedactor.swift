@@ -130,10 +130,10 @@ struct BodyRedactor: Sendable {
     /// Whether the text starts like a `text/event-stream`: a `data`, `event`, `id` or `retry`
     /// field, or a `:` comment.
     private static func looksLikeEventStream(_ text: Substring) -> Bool {
-        if text.first == ":" { return true }
-        let firstLine = text.prefix { $0 != "\n" && $0 != "\r" }
-        guard let colon = firstLine.firstIndex(of: ":") else { return false }
-        return ["data", "event", "id", "retry"].contains(firstLine[..<colon])
+        // Bytes, as a reader reads them: `:` and a combining mark after it are one Character.
+        let firstLine = text.utf8.prefix { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
+        guard let colon = firstLine.firstIndex(of: UInt8(ascii: ":")) else { return false }
+        return colon == firstLine.startIndex || ["data", "event", "id", "retry"].contains(Substring(firstLine[..<colon]))
     }
 
     /// An event stream with each event's data (its `data:` lines joined with LF, as a reader
@@ -149,10 +149,12 @@ struct BodyRedactor: Sendable {
             data = []
         }
         for line in Self.lines(text) {
-            let content = line.last == "\r" ? line.dropLast() : line
-            if content.hasPrefix("data:") {
-                let value = content.dropFirst(5)
-                data.append(value.first == " " ? value.dropFirst() : value)
+            let content = line.utf8.last == UInt8(ascii: "\r") ? line.dropLast() : line
+            if content.utf8.starts(with: "data:".utf8) {
+                // The value starts after the colon byte and one space byte, as a reader takes it.
+                var value = content.utf8.dropFirst(5)
+                if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+                data.append(Substring(value))
                 continue
             }
             flush()
@@ -299,11 +301,8 @@ struct BodyRedactor: Sendable {
         var lines: [Substring] = []
         var changed = false
         for line in Self.lines(text) {
-            if let colon = line.firstIndex(of: ":"), line[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
-                !line[..<colon].isEmpty, redaction.isSensitive(fieldName: String(line[..<colon]))
-            {
-                let valueStart = line[line.index(after: colon)...].prefix { $0 == " " }.endIndex
-                lines.append(line[..<valueStart] + Redaction.placeholder + (line.last == "\r" ? "\r" : ""))
+            if let valueStart = sensitiveHeaderValueStart(line) {
+                lines.append(line[..<valueStart] + Redaction.placeholder + (line.utf8.last == UInt8(ascii: "\r") ? "\r" : ""))
                 changed = true
             } else {
                 lines.append(line)
@@ -311,6 +310,22 @@ struct BodyRedactor: Sendable {
         }
         let joined = changed ? lines.joined(separator: "\n") : text
         return redactPairs(joined)
+    }
+
+    /// Where the value of a `Name: value` line with a sensitive name starts (after the colon
+    /// and any spaces), or `nil`. Read on bytes: the name ends at the first `:` byte, whatever
+    /// follows it (`:` and a combining mark are one Character, and a search by Character would
+    /// find no colon and show the value).
+    private func sensitiveHeaderValueStart(_ line: Substring) -> String.Index? {
+        let bytes = line.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else { return nil }
+        let name = bytes[..<colon]
+        guard name.allSatisfy({ $0 | 0x20 &- UInt8(ascii: "a") < 26 || $0 &- UInt8(ascii: "0") < 10 || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }),
+            redaction.isSensitive(fieldName: String(Substring(name)))
+        else { return nil }
+        var valueStart = bytes.index(after: colon)
+        while valueStart < bytes.endIndex, bytes[valueStart] == UInt8(ascii: " ") { valueStart = bytes.index(after: valueStart) }
+        return valueStart
     }
 
     /// Hides the values of `name=value` pairs whose name is sensitive. A pair starts at the

@@ -26,5 +26,21 @@ struct BodyRedactorTests {
     func aSensitiveValueRunsOnPastAnEscapedQuoteOnly(body: String, expected: String) {
         #expect(BodyRedactor(redaction: Redaction(), secrets: []).redact(body) == expected)
     }
-}
 
+    /// A header line's name ends at its first `:` byte, whatever follows it: `:` and a combining
+    /// mark make one Character, so a search by Character found no colon and showed the value.
+    @Test(arguments: ["Authorization:\u{301} Bearer abc-123-secret", "x: 1\nX-Api-Key:\u{301}\u{302} abc-123-secret\r\ny: 2"])
+    func aHeaderLineNameEndsAtTheColonByte(body: String) {
+        let output = BodyRedactor(redaction: Redaction(), secrets: []).redact(body)
+        #expect(!output.contains("abc-123-secret"), "\(output)")
+        #expect(output.contains(Redaction.placeholder), "\(output)")
+    }
+
+    /// An event stream's `data:` field is found by bytes as a reader finds it, and its JSON
+    /// redacted, whatever Character the colon starts.
+    @Test func aDataFieldWhoseColonCarriesACombiningMarkIsStillRedactedAsData() {
+        let body = "data:\u{301}{\"password\": \"hunter2-pass\"}\n\n"
+        let output = BodyRedactor(redaction: Redaction(), secrets: []).redact(body)
+        #expect(!output.contains("hunter2-pass"), "\(output)")
+    }
+}

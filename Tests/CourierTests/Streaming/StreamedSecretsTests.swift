@@ -22,6 +22,12 @@ struct StreamedSecretsTests {
             #"{"n":1,"password":"hunter2-pass"}"# + "\n" + #"{"n":2,"access_token":"tok-access-123"}"# + "\n" + #"{"n":3,"client_secret":"cs-client-456"}"# + "\n"
         ),
         ("text, then JSON on a later line", "starting\n" + #"{"password":"hunter2-pass","access_token":"tok-access-123","client_secret":"cs-client-456"}"#),
+        // `:` and a combining mark are one Character: a reader of bytes sees a data line, so the
+        // redactor must too.
+        (
+            "a combining mark after a field's colon",
+            "event:\u{301} login\ndata:\u{301}{\"password\": \"hunter2-pass\", \"access_token\": \"tok-access-123\", \"client_secret\": \"cs-client-456\"}\n\n"
+        ),
     ]
 
     static func streamed(_ body: String, type: String) -> InMemoryExecutor {
