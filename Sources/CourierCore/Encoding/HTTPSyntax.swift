@@ -50,12 +50,28 @@ enum HTTPSyntax {
     /// tabs. Split on UTF-8 bytes, never on Characters: a separator followed by a combining mark
     /// is one Character, and splitting on Characters would not see it.
     static func parts(of value: String, separatedBy separator: UInt8) -> [String] {
-        value.utf8.split(separator: separator, omittingEmptySubsequences: false).map { part in
-            var bytes = ArraySlice(part)
-            while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
-            while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
-            return String(decoding: bytes, as: UTF8.self)
-        }
+        value.utf8.split(separator: separator, omittingEmptySubsequences: false).map(trimmed)
+    }
+
+    /// `value` without the spaces and tabs around it (optional whitespace, RFC 9110 §5.6.3):
+    /// those bytes only, never other Unicode spaces, which a server would read as part of the
+    /// value.
+    static func trimmed(_ value: String) -> String { trimmed(value.utf8[...]) }
+
+    private static func trimmed(_ bytes: Substring.UTF8View) -> String {
+        var bytes = bytes
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        return String(Substring(bytes))
+    }
+
+    /// `name=value` split at its first `=` byte, each side without surrounding spaces and tabs;
+    /// the value is `nil` when there is no `=`. Bytes, never Characters, for the reason
+    /// ``parts(of:separatedBy:)`` gives.
+    static func nameAndValue(of part: String) -> (name: String, value: String?) {
+        let bytes = part.utf8
+        guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return (trimmed(bytes[...]), nil) }
+        return (trimmed(bytes[..<equals]), trimmed(bytes[bytes.index(after: equals)...]))
     }
 
     /// ASCII-only lower-casing; HTTP names are ASCII, and this avoids Unicode case mapping.

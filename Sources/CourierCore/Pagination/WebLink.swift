@@ -38,7 +38,9 @@ public struct WebLink: Sendable, Hashable {
     /// may have several, separated by spaces, and only the first `rel` counts).
     public var relations: [String] {
         guard let rel = parameters.first(where: { $0.name == "rel" })?.value else { return [] }
-        return rel.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { HTTPSyntax.asciiLowercased(String($0)) }
+        // Split on bytes: a space and a combining mark after it are one Character.
+        return rel.utf8.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
+            .map { HTTPSyntax.asciiLowercased(String(Substring($0))) }
     }
 
     /// The target resolved against `base`, or `nil` when it does not form an absolute `http` or

@@ -226,26 +226,23 @@ struct HARConversion {
     }
 
     private func cookies(fromCookieHeader value: String) -> [HAR.Cookie] {
-        value.split(separator: ";").compactMap { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            guard let name = parts.first?.trimmingCharacters(in: .whitespaces), !name.isEmpty else { return nil }
-            let value = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
-            return HAR.Cookie(name: name, value: hidesCookies ? Redaction.placeholder : value)
+        // Bytes, never Characters: `;` and a combining mark after it are one Character.
+        HTTPSyntax.parts(of: value, separatedBy: UInt8(ascii: ";")).compactMap { pair in
+            let (name, value) = HTTPSyntax.nameAndValue(of: pair)
+            guard !name.isEmpty else { return nil }
+            return HAR.Cookie(name: name, value: hidesCookies ? Redaction.placeholder : value ?? "")
         }
     }
 
     private func cookie(fromSetCookie value: String) -> HAR.Cookie? {
-        let attributes = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let first = attributes.first, let equals = first.firstIndex(of: "=") else { return nil }
-        var cookie = HAR.Cookie(
-            name: String(first[..<equals]),
-            value: hidesCookies ? Redaction.placeholder : String(first[first.index(after: equals)...]))
+        let attributes = HTTPSyntax.parts(of: value, separatedBy: UInt8(ascii: ";")).map(HTTPSyntax.nameAndValue)
+        guard let first = attributes.first, let firstValue = first.value else { return nil }
+        var cookie = HAR.Cookie(name: first.name, value: hidesCookies ? Redaction.placeholder : firstValue)
         for attribute in attributes.dropFirst() {
-            let parts = attribute.split(separator: "=", maxSplits: 1).map(String.init)
-            switch HTTPSyntax.asciiLowercased(parts.first ?? "") {
-            case "path": cookie.path = parts.count > 1 ? parts[1] : nil
-            case "domain": cookie.domain = parts.count > 1 ? parts[1] : nil
-            case "expires": cookie.expires = parts.count > 1 ? parts[1] : nil
+            switch HTTPSyntax.asciiLowercased(attribute.name) {
+            case "path": cookie.path = attribute.value
+            case "domain": cookie.domain = attribute.value
+            case "expires": cookie.expires = attribute.value
             case "httponly": cookie.httpOnly = true
             case "secure": cookie.secure = true
             default: break

@@ -29,6 +29,14 @@ struct PaginationTests {
         #expect(links[2].relations == ["prev", "start"])
     }
 
+    /// Relation types are split on space and tab bytes, as RFC 8288 readers split them: a
+    /// space and a combining mark after it are one Character, and splitting on Characters made
+    /// `next` part of one unknown relation.
+    @Test func relationsAreSplitOnSpaceBytes() {
+        let link = WebLink(target: "/p2", parameters: [WebLink.Parameter(name: "rel", value: "next \u{301}prev\t\u{302}x")])
+        #expect(link.relations == ["next", "\u{301}prev", "\u{302}x"])
+    }
+
     @Test func malformedLinksAreSkippedNotFatal() {
         #expect(WebLink.parse("garbage, <https://a.test/2>; rel=next, <unclosed").map(\.target) == ["https://a.test/2"])
         #expect(WebLink.parse("").isEmpty)

@@ -81,6 +81,21 @@ struct HARTests {
         #expect(posted.contains(#""user":"ada""#))
     }
 
+    /// A recording lists the cookies a server reading bytes sees: `;` and a combining mark
+    /// after it are one Character, and splitting on Characters made two cookies one.
+    @Test func cookiesAreSplitOnTheSemicolonByte() async throws {
+        let recorder = HARRecorder()
+        let executor = InMemoryExecutor { _ in
+            .status(200, headers: [.setCookie: "id=1;\u{301} Path=/p;\u{301} HttpOnly"], body: Data("ok".utf8))
+        }.with(recorder)
+        _ = try await executor.send(Request.get |> baseURL(api) |> header("Cookie", "sid=c-000;\u{301} theme=dark"))
+        let entry = try #require(recorder.entries.first)
+        #expect(entry.request.cookies.map(\.name) == ["sid", "\u{301} theme"])
+        #expect(entry.request.cookies.allSatisfy { $0.value == Redaction.placeholder })
+        #expect(entry.response.cookies.map(\.name) == ["id"])
+        #expect(entry.response.cookies.first?.value == Redaction.placeholder)
+    }
+
     @Test func redactedEchoBodiesStayValidJSON() async throws {
         // An echo server's answer: the URL with a secret query value, and the posted JSON
         // body inside a string.
