@@ -22,7 +22,7 @@ extension Request {
                 // A body read at send time is checked against the length knowable now (a file's
                 // size); the transport sets the header from the file it uploads anyway.
                 let expected: Int64? = if let bodySource { bodySource.knownLength } else { Int64(body?.count ?? 0) }
-                let value = field.value.trimmingCharacters(in: .whitespaces)
+                let value = HTTPSyntax.trimmed(field.value)
                 let digits = !value.isEmpty && value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
                 if !digits || Int64(value) != expected {
                     found.append(
@@ -67,7 +67,7 @@ extension Request {
     }
 
     private static func tokens(_ value: String) -> [String] {
-        value.split(separator: ",").map { HTTPSyntax.asciiLowercased($0.trimmingCharacters(in: .whitespaces)) }
+        HTTPSyntax.parts(of: value, separatedBy: UInt8(ascii: ",")).map(HTTPSyntax.asciiLowercased)
     }
 
     /// Whether a `Host` value names the URL's own host and port (the default port may be left
