@@ -3,9 +3,10 @@ import Foundation
 
 /// Bodies shown as text (logs, HAR files, error snippets), redacted with a request's secret
 /// values. The input is secrets, a NUL, then the body. Rules checked beyond "no crash":
-/// - no secret is left in the output: not as written, nor as a JSON string would carry it
-///   (escaped quotes and backslashes, `\/`, `\uXXXX` for anything outside ASCII or a control
-///   character), whole or cut at the end of a truncated body;
+/// - no secret is left in the output, searched as bytes (so also inside a grapheme cluster):
+///   not as written, in its composed or decomposed form (NFC, NFD), nor as a JSON string would
+///   carry any of those (escaped quotes and backslashes, `\/`, `\uXXXX` for anything outside
+///   ASCII or a control character), whole or cut at the end of a truncated body;
 /// - a body that is valid JSON stays valid JSON, and every value under a sensitive key is
 ///   `"<redacted>"`;
 /// - the output grows at most linearly with the input.
@@ -20,12 +21,18 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let output = withinBudget("BodyRedactor") { redactor.redact(body, truncated: truncated) }
 
     // Placeholders masked so that a secret cannot be "found" across one.
-    let masked = output.replacingOccurrences(of: Redaction.placeholder, with: "<>")
-    // The values the redactor was given (its own list holds their JSON spellings too).
+    let masked = replacing(Array(Redaction.placeholder.utf8), with: Array("<>".utf8), in: Array(output.utf8))
+    // The values the redactor was given (its own list holds their other spellings too).
     let given = secrets.filter { $0.utf8.count >= 4 && $0 != Redaction.placeholder }
-    for secret in given where !secret.contains("<") && !secret.contains(">") && !Redaction.placeholder.contains(secret) {
-        for form in jsonForms(of: secret) {
-            require(!masked.contains(form), "a secret left in the output as \(form.debugDescription)")
+    let placeholder = Array(Redaction.placeholder.utf8)
+    for secret in given
+    where !secret.utf8.contains(UInt8(ascii: "<")) && !secret.utf8.contains(UInt8(ascii: ">"))
+        && firstRange(of: Array(secret.utf8), in: placeholder) == nil
+    {
+        for normal in [secret, secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping] {
+            for form in jsonForms(of: normal) {
+                require(firstRange(of: Array(form.utf8), in: masked) == nil, "a secret left in the output as \(form.debugDescription)")
+            }
         }
     }
     // Linear: a one-byte value becomes `"<redacted>"`, a raw control character inside an echoed
@@ -42,6 +49,32 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
+/// Where `needle` first occurs in `haystack`, by bytes.
+private func firstRange(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
+    guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
+    for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+        if haystack[start..<start + needle.count].elementsEqual(needle) { return start..<start + needle.count }
+    }
+    return nil
+}
+
+/// `haystack` with every `needle` replaced, left to right.
+private func replacing(_ needle: [UInt8], with replacement: [UInt8], in haystack: [UInt8]) -> [UInt8] {
+    var result: [UInt8] = []
+    var rest = haystack[...]
+    while let range = firstRange(of: needle, in: Array(rest)) {
+        result += rest.prefix(range.lowerBound)
+        result += replacement
+        rest = rest.dropFirst(range.upperBound)
+    }
+    return result + rest
+}
+
+private func hex(_ value: UInt32, uppercase: Bool) -> String {
+    let digits = String(value, radix: 16, uppercase: uppercase)
+    return "\\u" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
+
 /// `secret` as written and as JSON encoders write it inside a string.
 private func jsonForms(of secret: String) -> Set<String> {
     var minimal = "", slashes = "", lower = "", upper = ""
@@ -53,7 +86,7 @@ private func jsonForms(of secret: String) -> Set<String> {
         case "\n": plain = "\\n"
         case "\r": plain = "\\r"
         case "\t": plain = "\\t"
-        case "\u{0}"..."\u{1F}": plain = String(format: "\\u%04x", scalar.value)
+        case "\u{0}"..."\u{1F}": plain = hex(scalar.value, uppercase: false)
         default: plain = String(scalar)
         }
         minimal += plain
@@ -63,8 +96,8 @@ private func jsonForms(of secret: String) -> Set<String> {
             upper += plain
         } else {
             for unit in String(scalar).utf16 {
-                lower += String(format: "\\u%04x", unit)
-                upper += String(format: "\\u%04X", unit)
+                lower += hex(UInt32(unit), uppercase: false)
+                upper += hex(UInt32(unit), uppercase: true)
             }
         }
     }

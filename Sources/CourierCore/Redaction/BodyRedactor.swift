@@ -14,7 +14,11 @@ struct BodyRedactor: Sendable {
     /// The names to hide.
     var redaction: Redaction
     /// Literal values to hide wherever they appear, longest first.
-    var secrets: [String]
+    let secrets: [String]
+    /// The UTF-8 bytes of each of ``secrets``, in the same order: they are searched for as
+    /// bytes, so a match inside a grapheme cluster (a secret and a combining mark after it)
+    /// is hidden too.
+    private let secretBytes: [[UInt8]]
 
     /// The standard names, no literal secrets.
     static let standard = BodyRedactor(redaction: Redaction(), secrets: [])
@@ -24,9 +28,17 @@ struct BodyRedactor: Sendable {
         let values = secrets.filter { $0.utf8.count >= 4 && $0 != Redaction.placeholder }
         // Each value also as JSON encoders write it inside a string: an echo in a JSON body
         // carries it so.
-        var seen = Set<String>()
-        self.secrets = values.flatMap(Self.jsonSpellings).filter { seen.insert($0).inserted }
+        // Each in its composed and decomposed forms too (NFC, NFD): a server that normalises
+        // what it echoes changes the bytes, not the secret.
+        // Told apart by their bytes: Strings in different normal forms compare equal.
+        var seen = Set<[UInt8]>()
+        self.secrets = values.flatMap { value in
+            value.utf8.allSatisfy { $0 < 0x80 }
+                ? [value] : [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
+        }
+            .flatMap(Self.jsonSpellings).filter { seen.insert(Array($0.utf8)).inserted }
             .sorted { $0.utf8.count > $1.utf8.count }
+        self.secretBytes = self.secrets.map { Array($0.utf8) }
     }
 
     /// `value` as written and as JSON encoders write it inside a string: quotes, backslashes and
@@ -84,12 +96,48 @@ struct BodyRedactor: Sendable {
     ///     limit): then the end of the text may be the start of a secret value, and is hidden
     ///     too.
     func redact(_ text: String, truncated: Bool = false) -> String {
-        var result = redactStructure(text)
-        for secret in secrets where result.contains(secret) {
-            result = result.replacingOccurrences(of: secret, with: Redaction.placeholder)
+        let structured = redactStructure(text)
+        guard !secretBytes.isEmpty else { return structured }
+        var bytes = Array(structured.utf8)
+        var changed = false
+        for secret in secretBytes {
+            if let replaced = Self.replacing(secret, in: bytes) {
+                bytes = replaced
+                changed = true
+            }
         }
-        if truncated { result = hidingStartOfSecret(atEndOf: result) }
-        return result
+        if truncated, let cut = hidingStartOfSecret(atEndOf: bytes) {
+            bytes = cut
+            changed = true
+        }
+        // Bytes replaced were whole secrets, which start with a lead byte and end a scalar, or
+        // the end of the text from such a start: the result is still valid UTF-8.
+        return changed ? String(decoding: bytes, as: UTF8.self) : structured
+    }
+
+    /// `haystack` with every occurrence of `needle` (searched left to right, not overlapping)
+    /// replaced by the placeholder, or `nil` when there is none.
+    private static func replacing(_ needle: [UInt8], in haystack: [UInt8]) -> [UInt8]? {
+        guard let first = needle.first, needle.count <= haystack.count else { return nil }
+        let placeholder = Array(Redaction.placeholder.utf8)
+        var output: [UInt8] = []
+        var copied = 0
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            guard haystack[index] == first, haystack[index..<index + needle.count].elementsEqual(needle) else {
+                index += 1
+                continue
+            }
+            if output.isEmpty { output.reserveCapacity(haystack.count) }
+            output.append(contentsOf: haystack[copied..<index])
+            output.append(contentsOf: placeholder)
+            index += needle.count
+            copied = index
+        }
+        guard copied > 0 else { return nil }
+        output.append(contentsOf: haystack[copied...])
+        return output
     }
 
     /// Sensitive fields hidden by shape: JSON (one document or one per line), server-sent events
@@ -104,19 +152,20 @@ struct BodyRedactor: Sendable {
         return plain.utf8.contains(UInt8(ascii: "\"")) ? redactJSON(plain) : plain
     }
 
-    /// A cut text that ends with the first characters (four or more) of a secret value: those
-    /// characters hidden.
-    private func hidingStartOfSecret(atEndOf text: String) -> String {
-        for secret in secrets {
+    /// A cut text that ends with the first bytes (four or more) of a secret value: those bytes
+    /// hidden, longest secret first; `nil` when the text does not end so.
+    private func hidingStartOfSecret(atEndOf text: [UInt8]) -> [UInt8]? {
+        for secret in secretBytes {
             var length = min(secret.count - 1, text.count)
             while length >= 4 {
-                if text.hasSuffix(secret.prefix(length)) {
-                    return String(text.dropLast(length)) + Redaction.placeholder
+                // A prefix that ends inside a scalar cannot end valid UTF-8 text.
+                if secret[length] & 0xC0 != 0x80, text[(text.count - length)...].elementsEqual(secret[..<length]) {
+                    return Array(text[..<(text.count - length)]) + Array(Redaction.placeholder.utf8)
                 }
                 length -= 1
             }
         }
-        return text
+        return nil
     }
 
     /// The lines of `text`, split at each LF (a CR before it stays on the line: `"\r\n"` is one

@@ -43,4 +43,29 @@ struct BodyRedactorTests {
         let output = BodyRedactor(redaction: Redaction(), secrets: []).redact(body)
         #expect(!output.contains("hunter2-pass"), "\(output)")
     }
+
+    /// An echoed secret is hidden whatever follows it: a combining mark after its last letter
+    /// joins that letter's Character, not the secret's bytes.
+    @Test(arguments: ["s3cret-value\u{301}", "x s3cret-value\u{20DD} y", "\u{301}s3cret-value"])
+    func anEchoedSecretIsHiddenInsideAGraphemeCluster(body: String) {
+        let output = BodyRedactor(redaction: Redaction(), secrets: ["s3cret-value"]).redact(body)
+        #expect(!output.utf8.elementsEqual("s3cret-value".utf8) && !Array(output.utf8).contains(Array("s3cret-value".utf8)), "\(output)")
+    }
+
+    /// A secret echoed by a server that normalises text (NFC or NFD) is hidden too.
+    @Test(arguments: [("caf\u{E9}-pa55", "caf\u{65}\u{301}-pa55"), ("caf\u{65}\u{301}-pa55", "caf\u{E9}-pa55")])
+    func anEchoedSecretIsHiddenInEitherNormalForm(secret: String, echoed: String) {
+        let output = BodyRedactor(redaction: Redaction(), secrets: [secret]).redact("echo: " + echoed)
+        #expect(output == "echo: " + Redaction.placeholder, "\(output)")
+    }
+
+    /// A body cut inside a secret hides what of it was kept, on bytes: the start of a secret
+    /// with letters outside ASCII too.
+    @Test func theStartOfASecretAtTheEndOfACutBodyIsHidden() {
+        let redactor = BodyRedactor(redaction: Redaction(), secrets: ["p\u{E4}ss-w\u{F6}rd-123"])
+        #expect(redactor.redact("x=1 p\u{E4}ss-w\u{F6}", truncated: true) == "x=1 " + Redaction.placeholder)
+        #expect(redactor.redact("x=1 p\u{E4}s", truncated: true) == "x=1 " + Redaction.placeholder)
+        #expect(redactor.redact("x=1 p\u{E4}", truncated: true) == "x=1 p\u{E4}", "three bytes are not enough to say")
+    }
 }
+
