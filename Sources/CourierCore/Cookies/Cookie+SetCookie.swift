@@ -77,7 +77,8 @@ extension Cookie {
             let latest = now.addingTimeInterval(Cookie.maximumLifetime)
             for attribute in text.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: true) {
                 let equals = attribute.firstIndex(of: UInt8(ascii: "="))
-                let name = Cookie.trimmed(attribute[..<(equals ?? attribute.endIndex)]).lowercased()
+                // ASCII case only: Unicode case mapping turns some other letters into ASCII ones.
+                let name = HTTPSyntax.asciiLowercased(Cookie.trimmed(attribute[..<(equals ?? attribute.endIndex)]))
                 let value = equals.map { Cookie.trimmed(attribute[($0 + 1)...]) } ?? ""
                 // RFC 6265bis §5.6: an attribute value over 1,024 bytes is ignored.
                 guard value.utf8.count <= 1024 else { continue }
@@ -98,7 +99,14 @@ extension Cookie {
                 case "httponly":
                     httpOnly = true
                 case "samesite":
-                    sameSite = SameSite(rawValue: value.prefix(1).uppercased() + value.dropFirst().lowercased())
+                    // `ſtrict` (a long s) upper-cases to `Strict` in Unicode: compared in ASCII case,
+                    // it is no SameSite value, as browsers read it.
+                    switch HTTPSyntax.asciiLowercased(value) {
+                    case "strict": sameSite = .strict
+                    case "lax": sameSite = .lax
+                    case "none": sameSite = SameSite.none
+                    default: sameSite = nil
+                    }
                 default:
                     continue
                 }

@@ -139,7 +139,8 @@ public struct RedirectPolicy: Sendable, Hashable {
                     .redirectFailed, code: URLError.httpTooManyRedirects.rawValue,
                     message: "more than \(maximumHops) redirects"))
         }
-        guard let location = location?.trimmingCharacters(in: .whitespaces), !location.isEmpty else {
+        // Spaces and tabs around a field value only: a no-break space is part of the reference.
+        guard let location = location.map(HTTPSyntax.trimmed), !location.isEmpty else {
             return .fail(TransportFailure(.redirectFailed, message: "a \(status) redirect without a Location header"))
         }
         let target: URL

@@ -34,7 +34,7 @@ extension Response {
             let expected = declaredContentLength
         else { return nil }
         if let coding = firstValue(of: .contentEncoding) {
-            let trimmed = HTTPSyntax.asciiLowercased(coding).trimmingCharacters(in: .whitespaces)
+            let trimmed = HTTPSyntax.asciiLowercased(HTTPSyntax.trimmed(coding))
             guard trimmed.isEmpty || trimmed == "identity" else { return nil }
         }
         return expected

@@ -156,7 +156,7 @@ enum RetryAfter {
     /// The delay a `Retry-After` value asks for: delay-seconds or an HTTP date; `nil` for a
     /// missing, malformed or negative value. A date in the past means no wait.
     static func delay(_ value: String?, now: Date) -> Duration? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = value.map(HTTPSyntax.trimmed), !value.isEmpty else { return nil }
         if value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber) {
             guard let seconds = Int64(value) else { return nil }
             return .seconds(seconds)

@@ -189,14 +189,16 @@ extension Executor {
     /// The body length a response announced, when the transport hands the body over as sent
     /// (no content coding that URLSession would decode).
     static func identityLength(of response: StreamedResponse) -> Int64? {
-        let coding = response.headers[.contentEncoding].map { HTTPSyntax.asciiLowercased($0).trimmingCharacters(in: .whitespaces) }
+        let coding = response.headers[.contentEncoding].map { HTTPSyntax.asciiLowercased(HTTPSyntax.trimmed($0)) }
         guard coding == nil || coding == "identity" || coding == "" else { return nil }
         return response.expectedLength
     }
 
     /// The response's validator for `If-Range`: a strong `ETag`, else `Last-Modified`.
     static func validator(of response: StreamedResponse) -> String? {
-        if let tag = response.headers[.eTag], !tag.hasPrefix("W/"), !tag.isEmpty { return tag }
+        // Bytes: `/` and a combining mark after it are one Character, so `W/\u{301}"x"` did not
+        // start with the Character "/", and a weak tag went out as a strong validator.
+        if let tag = response.headers[.eTag].map(HTTPSyntax.trimmed), !tag.utf8.starts(with: "W/".utf8), !tag.isEmpty { return tag }
         return response.headers[.lastModified]
     }
 }

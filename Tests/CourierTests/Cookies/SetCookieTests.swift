@@ -44,6 +44,16 @@ struct SetCookieTests {
         #expect(cookie.domain == "example.com" && !cookie.hostOnly)
     }
 
+    /// Attribute names and SameSite values are compared in ASCII case: Unicode case mapping
+    /// upper-cases `ſ` (a long s) to `S`, so `SameSite=ſtrict` was read as `Strict`, which a
+    /// browser reads as no value.
+    @Test func attributesAreComparedInASCIICaseOnly() throws {
+        #expect(try parse("a=1; SameSite=\u{17F}trict").sameSite == nil)
+        #expect(try parse("a=1; SameSite=STRICT").sameSite == .strict)
+        #expect(try parse("a=1; samesite=None; Secure").sameSite == Cookie.SameSite.none)
+        #expect(try parse("a=1; SameSite=lAx").sameSite == .lax)
+    }
+
     @Test(arguments: [
         ("noequals", CookieRejection.noNameValuePair),
         ("=value", .invalidName),

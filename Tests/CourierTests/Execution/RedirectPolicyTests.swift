@@ -149,6 +149,17 @@ struct RedirectPolicyTests {
         #expect(!refused.message.contains("passwd"))
     }
 
+    /// Only spaces and tabs around the field value are dropped: a no-break or ideographic space
+    /// is part of the reference, as a browser's URL parser reads it, so `\u{A0}//evil.test/` is a
+    /// path on the same host, not another host.
+    @Test(arguments: ["\u{A0}//evil.test/", "\u{3000}//evil.test/x", " \t\u{A0}//evil.test"])
+    func aNonASCIISpaceIsPartOfTheLocation(location: String) throws {
+        var chain = try chain("GET")
+        if let next = follow(RedirectPolicy.follow.next(status: 302, location: location, chain: &chain)) {
+            #expect(URL(string: next.renderedURL)?.host == "api.test", "\(next.renderedURL)")
+        }
+    }
+
     @Test(arguments: [
         ("/next", "https://api.test/next"), ("next", "https://api.test/next"), ("?page=2", "https://api.test/start?page=2"),
         ("//api.test/x", "https://api.test/x"), ("HTTPS://api.test/y", "https://api.test/y"),
