@@ -9,7 +9,8 @@ import Foundation
 /// 2. Forms, URLs and header lines: `name=value` pairs and `Name: value` lines with a
 ///    sensitive name.
 /// 3. Echoes: the request's own secret values (sensitive header values and their credentials,
-///    cookie values, sensitive query values, URL userinfo), wherever they appear.
+///    cookie values, sensitive query values, URL userinfo), wherever they appear; in a body that
+///    is valid JSON, so that it stays valid JSON.
 struct BodyRedactor: Sendable {
     /// The names to hide.
     var redaction: Redaction
@@ -109,6 +110,10 @@ struct BodyRedactor: Sendable {
         if truncated, let cut = hidingStartOfSecret(atEndOf: bytes) {
             bytes = cut
             changed = true
+        }
+        // An echo in valid JSON is hidden so that the JSON stays valid (BodyRedactor+JSONEchoes).
+        if changed, !truncated, (try? JSONSerialization.jsonObject(with: Data(structured.utf8), options: [.fragmentsAllowed])) != nil {
+            return String(decoding: Self.hidingEchoes(of: secretBytes, inJSON: Array(structured.utf8)), as: UTF8.self)
         }
         // Bytes replaced were whole secrets, which start with a lead byte and end a scalar, or
         // the end of the text from such a start: the result is still valid UTF-8.

@@ -67,5 +67,36 @@ struct BodyRedactorTests {
         #expect(redactor.redact("x=1 p\u{E4}s", truncated: true) == "x=1 " + Redaction.placeholder)
         #expect(redactor.redact("x=1 p\u{E4}", truncated: true) == "x=1 p\u{E4}", "three bytes are not enough to say")
     }
-}
 
+    /// Found by the BodyRedactor fuzz target (2026-11-26): a secret echoed in a JSON body across
+    /// its syntax (from inside a key to inside the value) was replaced as bytes, which broke the
+    /// JSON. So did a secret that is a whole number, one that ends or starts inside an escape,
+    /// and one made only of JSON's punctuation. An echo in valid JSON is hidden so that it stays
+    /// valid JSON: inside a string, the escapes it touches go with it; across tokens, each string
+    /// or scalar it touches becomes `"<redacted>"`; and if nothing less hides it, the whole body.
+    // Escapes written out: a raw string literal in `@Test(arguments:)` loses its backslashes.
+    @Test(arguments: [
+        ("asswd\":\"hun", "{\"heapasswd\":\"hunter9\",\"sted\":\"{\\\"c\\\"}\"}"),
+        ("12345678", "{\"id\": 12345678, \"n\": [1, 123456789]}"),
+        ("12345678", "12345678"),
+        ("abcd\\", "{\"x\": \"abcd\\\"e\"}"),
+        ("u00e4bcd", "[\"\\u00e4bcd\", \"\\u00e4bcd\"]"),
+        ("ude00xyz", "[\"\\ud83d\\ude00xyz\"]"),
+        ("\", \"", "[\"a\", \"b\"]"),
+        ("true, 1", "[true, 1]"),
+    ])
+    func anEchoInJSONIsHiddenAndTheJSONStaysValid(secret: String, body: String) throws {
+        #expect((try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed])) != nil, "the input is JSON")
+        let output = BodyRedactor(redaction: Redaction(), secrets: [secret]).redact(body)
+        #expect((try? JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed])) != nil, "\(output)")
+        #expect(!Array(output.utf8).contains(Array(secret.utf8)), "\(output)")
+    }
+
+    /// Inside a JSON string an echo is hidden as in any other text: the rest of the body is kept.
+    @Test func anEchoInsideAJSONStringKeepsTheRestOfTheBody() {
+        let redactor = BodyRedactor(redaction: Redaction(), secrets: ["abc-123-secret", "12345678"])
+        #expect(redactor.redact("{\"echo\": \"Bearer abc-123-secret!\", \"n\": 1}") == "{\"echo\": \"Bearer <redacted>!\", \"n\": 1}")
+        #expect(redactor.redact("{\"id\": 12345678}") == "{\"id\": \"<redacted>\"}")
+        #expect(redactor.redact("{\"id\": \"x\\u0041\", \"v\": 12345678}") == "{\"id\": \"x\\u0041\", \"v\": \"<redacted>\"}")
+    }
+}
