@@ -81,13 +81,16 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, watchers) = state.withLock { state -> (Bool, [UnsafeContinuation<Void, Never>]) in
-                    if deadline <= state.now { return (true, []) }
+                // A task cancelled before it got here found no sleeper to end in the handler
+                // below: it ends now, under the lock that the handler takes too.
+                let (outcome, watchers) = state.withLock { state -> (Result<Void, any Error>?, [UnsafeContinuation<Void, Never>]) in
+                    if Task.isCancelled { return (.failure(CancellationError()), []) }
+                    if deadline <= state.now { return (.success(()), []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     defer { state.watchers = [:] }
-                    return (false, Array(state.watchers.values))
+                    return (nil, Array(state.watchers.values))
                 }
-                if resumeNow { continuation.resume() }
+                if let outcome { continuation.resume(with: outcome) }
                 for watcher in watchers { watcher.resume() }
             }
         } onCancel: {

@@ -143,6 +143,20 @@ struct TestingKitTests {
         #expect((0..<100).allSatisfy { _ in (0..<1).contains(a.fraction()) })
     }
 
+    /// A task cancelled before it sleeps ends its sleep at once, as on a real clock, and is not
+    /// counted as a sleeper: it was parked for ever, counted by `waitForSleepers`, so a test that
+    /// replaced a sleeper (an idle timer's queue does) could advance the clock before the real
+    /// one slept and then wait for ever.
+    @Test func aSleepInATaskAlreadyCancelledEndsAtOnce() async throws {
+        let clock = ManualClock()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(1))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(clock.sleepers == 0)
+    }
+
     /// A sleeper that never comes ends the wait with an explanation instead of hanging the run.
     @Test func waitingForASleeperThatNeverComesThrows() async throws {
         let clock = ManualClock()
