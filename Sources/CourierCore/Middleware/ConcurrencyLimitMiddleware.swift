@@ -2,7 +2,7 @@
 /// arrival order.
 ///
 /// A waiting request that is cancelled leaves the queue at once with `CancellationError` and takes
-/// no slot. Share one instance between executors to limit them together.
+/// no slot; one cancelled before it arrives takes none either and sends nothing. Share one instance between executors to limit them together.
 ///
 /// ```swift
 /// let executor = URLSessionExecutor().with(ConcurrencyLimitMiddleware(limit: 4))
@@ -29,7 +29,8 @@ public struct ConcurrencyLimitMiddleware: Middleware {
     ///   - request: The request.
     ///   - next: The rest of the chain.
     /// - Returns: The response.
-    /// - Throws: `CancellationError` when cancelled while waiting, or whatever `next` throws.
+    /// - Throws: `CancellationError` when cancelled before or while waiting, or whatever `next`
+    ///   throws.
     public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         try await gate.acquire()
         let streamed: StreamedResponse
@@ -74,15 +75,18 @@ public struct ConcurrencyLimitMiddleware: Middleware {
             }
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let admitted = state.withLock { state -> Bool in
+                    // A task cancelled before it got here found no waiter to end in the handler
+                    // below: it leaves now, without a slot, under the lock the handler takes too.
+                    let outcome = state.withLock { state -> Result<Void, any Error>? in
+                        if Task.isCancelled { return .failure(CancellationError()) }
                         if state.inFlight < state.limit && state.waiters.isEmpty {
                             state.inFlight += 1
-                            return true
+                            return .success(())
                         }
                         state.waiters.append(Waiter(id: id, continuation: continuation))
-                        return false
+                        return nil
                     }
-                    if admitted { continuation.resume() }
+                    if let outcome { continuation.resume(with: outcome) }
                 }
             } onCancel: {
                 let removed = state.withLock { state -> Waiter? in

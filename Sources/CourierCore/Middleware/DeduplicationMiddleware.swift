@@ -86,6 +86,8 @@ public struct DeduplicationMiddleware: Middleware {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<StreamedResponse?, any Error>) in
                     let finished = state.withLock { state -> Result<StreamedResponse?, any Error>? in
                         if let result = state.result { return result }
+                        // Cancelled before it got here: the handler below found no waiter to end.
+                        if Task.isCancelled { return .failure(CancellationError()) }
                         state.waiters[id] = continuation
                         return nil
                     }

@@ -101,6 +101,29 @@ struct LimitAndDedupTests {
         #expect(try await third.value == "3")
     }
 
+    /// A task cancelled before it asks for a slot leaves at once with `CancellationError` and
+    /// sends nothing: it was queued and waited for a slot to free (for ever, here, where the
+    /// slot is released only after it leaves).
+    @Test(.timeLimit(.minutes(1))) func aTaskCancelledBeforeItAsksForASlotLeavesAtOnce() async throws {
+        let gated = Gated()
+        let limit = ConcurrencyLimitMiddleware(limit: 1)
+        let server = gated.executor()
+        let first = Task { try await server.with(limit).send(item(1)) }
+        while gated.release.withLock({ $0.count }) < 1 { await Task.yield() }
+        // Straight into the middleware, past `send`'s own cancellation check.
+        let request = item(2).request
+        let late = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await limit.intercept(request) { try await server.execute($0, options: .buffered) }
+        }
+        await #expect(throws: CancellationError.self) { _ = try await late.value }
+        #expect(limit.waiting == 0)
+        await gated.releaseWhenBlocked(1)
+        #expect(try await first.value == "1")
+        #expect(server.requests.count == 1)
+        #expect(limit.inFlight == 0)
+    }
+
     @Test func identicalGetsShareOneResponse() async throws {
         let gated = Gated()
         let server = gated.executor()
@@ -168,6 +191,26 @@ struct LimitAndDedupTests {
             Issue.record("the cancelled follower should fail")
             return
         }
+        await gated.releaseWhenBlocked(1)
+        #expect(try await leader.value == "5")
+        #expect(server.requests.count == 1)
+    }
+
+    /// A caller cancelled before it joins a shared request leaves at once: it waited for the
+    /// request it joined to end.
+    @Test(.timeLimit(.minutes(1))) func aCallerCancelledBeforeItJoinsLeavesAtOnce() async throws {
+        let gated = Gated()
+        let server = gated.executor()
+        let dedup = DeduplicationMiddleware()
+        let leader = Task { try await server.with(dedup).send(item(5)) }
+        while gated.release.withLock({ $0.count }) < 1 { await Task.yield() }
+        // Straight into the middleware, past `send`'s own cancellation check.
+        let request = item(5).request
+        let late = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await dedup.intercept(request) { try await server.execute($0, options: .buffered) }
+        }
+        await #expect(throws: CancellationError.self) { _ = try await late.value }
         await gated.releaseWhenBlocked(1)
         #expect(try await leader.value == "5")
         #expect(server.requests.count == 1)
