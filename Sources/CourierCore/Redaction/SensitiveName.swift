@@ -66,8 +66,10 @@ enum SensitiveName {
                 continue
             }
             if isUpper {
+                // A letter outside ASCII counts as lowercase here: its case is unknown, and a
+                // capital after it starting a word can only hide more (`ÄToken` → ä|Token).
                 let previousIsLower = (previous >= UInt8(ascii: "a") && previous <= UInt8(ascii: "z"))
-                    || (previous >= UInt8(ascii: "0") && previous <= UInt8(ascii: "9"))
+                    || (previous >= UInt8(ascii: "0") && previous <= UInt8(ascii: "9")) || previous >= 0x80
                 let previousIsUpper = previous >= UInt8(ascii: "A") && previous <= UInt8(ascii: "Z")
                 let nextIsLower = index + 1 < bytes.count && bytes[index + 1] >= UInt8(ascii: "a") && bytes[index + 1] <= UInt8(ascii: "z")
                 // "newPassword" → new|Password; "APIKey" → API|Key.

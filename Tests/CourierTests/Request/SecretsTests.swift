@@ -149,9 +149,18 @@ struct SecretsTests {
         #expect(redaction.isSensitive(header: HeaderName(rawValue: name)))
     }
 
+    /// A capital followed by lowercase starts a word after a letter outside ASCII too, as it does
+    /// after an ASCII lowercase letter: `\u{C4}Token` was one word, `\u{E4}token`, and its value
+    /// showed (found by the BodyRedactor fuzz target, through `\u{FFFD}Cookie`).
+    @Test(arguments: ["\u{C4}Token", "\u{FFFD}\u{FFFD}Cookie", "stra\u{DF}ePassword", "\u{E9}API_Key"])
+    func aCapitalAfterALetterOutsideASCIIStartsAWord(name: String) {
+        #expect(Redaction().isSensitive(fieldName: name))
+        #expect(Redaction().isSensitive(header: HeaderName(rawValue: name)))
+    }
+
     @Test(arguments: [
         "page", "author", "tokenizer", "keyboard", "passenger", "Content-Type", "Accept", "sort_key", "id", "name",
-        "Idempotency-Key", "X-Request-ID", "WWW-Authenticate", "monkey", "description",
+        "Idempotency-Key", "X-Request-ID", "WWW-Authenticate", "monkey", "description", "\u{E4}token", "\u{C4}TOKENIZER",
     ])
     func ordinaryNamesAreNotHidden(name: String) {
         #expect(!Redaction().isSensitive(fieldName: name))
