@@ -111,13 +111,16 @@ struct BodyRedactor: Sendable {
             bytes = cut
             changed = true
         }
+        guard changed else { return structured }
         // An echo in valid JSON is hidden so that the JSON stays valid (BodyRedactor+JSONEchoes).
-        if changed, !truncated, (try? JSONSerialization.jsonObject(with: Data(structured.utf8), options: [.fragmentsAllowed])) != nil {
-            return String(decoding: Self.hidingEchoes(of: secretBytes, inJSON: Array(structured.utf8)), as: UTF8.self)
+        if !truncated, (try? JSONSerialization.jsonObject(with: Data(structured.utf8), options: [.fragmentsAllowed])) != nil {
+            bytes = Self.hidingEchoes(of: secretBytes, inJSON: Array(structured.utf8))
         }
         // Bytes replaced were whole secrets, which start with a lead byte and end a scalar, or
         // the end of the text from such a start: the result is still valid UTF-8.
-        return changed ? String(decoding: bytes, as: UTF8.self) : structured
+        // Names are read again: one may read as sensitive only now (`abcd-1234cookie` is one
+        // word, `<redacted>cookie` is `cookie`), and its value is hidden too.
+        return redactStructure(String(decoding: bytes, as: UTF8.self))
     }
 
     /// `haystack` with every occurrence of `needle` (searched left to right, not overlapping)

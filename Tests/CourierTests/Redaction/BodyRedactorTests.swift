@@ -99,4 +99,14 @@ struct BodyRedactorTests {
         #expect(redactor.redact("{\"id\": 12345678}") == "{\"id\": \"<redacted>\"}")
         #expect(redactor.redact("{\"id\": \"x\\u0041\", \"v\": 12345678}") == "{\"id\": \"x\\u0041\", \"v\": \"<redacted>\"}")
     }
+
+    /// Found by the BodyRedactor fuzz target (2026-11-26): a key that reads as sensitive only once
+    /// an echo in it is hidden (`abcd-1234cookie` is one word, `<redacted>cookie` is `cookie`)
+    /// kept its value, so the output showed a sensitive name with its value beside it. Names
+    /// are read again after echoes are hidden.
+    @Test func aNameThatReadsAsSensitiveOnceAnEchoIsHiddenHasItsValueHiddenToo() {
+        let redactor = BodyRedactor(redaction: Redaction(), secrets: ["abcd-1234"])
+        #expect(redactor.redact("{\"abcd-1234cookie\": \"v-value\"}") == "{\"<redacted>cookie\": \"<redacted>\"}")
+        #expect(redactor.redact("x=1&abcd-1234cookie=v-value") == "x=1&<redacted>cookie=<redacted>")
+    }
 }
