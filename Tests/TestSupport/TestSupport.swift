@@ -40,3 +40,17 @@ public func transportFailure(_ error: CourierError?) -> TransportFailure? {
     guard case .transport(let failure)? = error?.cause else { return nil }
     return failure
 }
+
+/// Waits until `condition` holds, looking again every millisecond: for state that other tasks
+/// change (a request reaching a gate, a reader parking). It waits for progress, never for a
+/// guessed time, and ends early only when the waiting task is cancelled.
+///
+/// Never `while !condition { await Task.yield() }`: a task that yields stays runnable, and two
+/// such loops kept both of this machine's worker threads busy while the task they waited for
+/// never ran (a unit-test run hung for 30 minutes in `limitKeepsAtMostNInFlightInArrivalOrder`).
+/// A sleep leaves the threads to the tasks being waited for.
+public func waitUntil(_ condition: () -> Bool) async {
+    while !condition() {
+        do { try await Task.sleep(for: .milliseconds(1)) } catch { return }
+    }
+}

@@ -97,7 +97,7 @@ struct CompletionHandlerTests {
         }
         let task = Task { try await executor.send(resource) }
         // Cancel only once the transport has started, so the cancel action is what ends it.
-        while !started.withLock({ $0 }) { await Task.yield() }
+        await waitUntil { started.withLock({ $0 }) }
         task.cancel()
         let result = await task.result
         guard case .failure(let error as CourierError) = result, case .cancelled = error.cause else {

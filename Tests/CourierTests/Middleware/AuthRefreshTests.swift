@@ -45,7 +45,7 @@ struct AuthRefreshTests {
         }
         let executor = server.executor().with(auth)
         let tasks = (0..<6).map { _ in Task { try await executor.send(me) } }
-        while server.unauthorized.withLock({ $0 }) < 6 || release.withLock({ $0 == nil }) { await Task.yield() }
+        await waitUntil { server.unauthorized.withLock { $0 } >= 6 && release.withLock { $0 != nil } }
         release.withLock { $0?.resume() }
         for task in tasks { #expect(try await task.value == "ok") }
         #expect(refreshes.withLock { $0 } == 1)
@@ -69,7 +69,7 @@ struct AuthRefreshTests {
         let executor = server.executor().with(auth)
         let cancelled = Task { try await executor.send(me) }
         let patient = Task { try await executor.send(me) }
-        while server.unauthorized.withLock({ $0 }) < 2 || release.withLock({ $0 == nil }) { await Task.yield() }
+        await waitUntil { server.unauthorized.withLock { $0 } >= 2 && release.withLock { $0 != nil } }
         cancelled.cancel()
         // Ends while the refresh is still held: no waiting for it.
         let error = await expectCourierError { _ = try await cancelled.value }
@@ -92,7 +92,7 @@ struct AuthRefreshTests {
         let server = Server().executor()
         let executor = server.with(auth)
         let first = Task { try await executor.send(me) }
-        while release.withLock({ $0 == nil }) { await Task.yield() }
+        await waitUntil { release.withLock { $0 != nil } }
         // Straight into the middleware, past `send`'s own cancellation check.
         let request = me.request
         let late = Task {
@@ -143,7 +143,7 @@ struct AuthRefreshTests {
         }
         let executor = server.executor().with(auth)
         let tasks = (0..<3).map { _ in Task { try await executor.send(me) } }
-        while server.unauthorized.withLock({ $0 }) < 3 || release.withLock({ $0 == nil }) { await Task.yield() }
+        await waitUntil { server.unauthorized.withLock { $0 } >= 3 && release.withLock { $0 != nil } }
         release.withLock { $0?.resume() }
         for task in tasks {
             let result = await task.result

@@ -27,7 +27,7 @@ struct LimitAndDedupTests {
 
         /// Waits until `count` requests are blocked, then releases them.
         func releaseWhenBlocked(_ count: Int) async {
-            while release.withLock({ $0.count }) < count { await Task.yield() }
+            await waitUntil { release.withLock { $0.count } >= count }
             let waiting = release.withLock { release -> [CheckedContinuation<Void, Never>] in
                 defer { release.removeAll() }
                 return release
@@ -37,7 +37,7 @@ struct LimitAndDedupTests {
 
         /// Waits until `count` requests are blocked, then releases the one that entered first.
         func releaseOldestWhenBlocked(_ count: Int) async {
-            while release.withLock({ $0.count }) < count { await Task.yield() }
+            await waitUntil { release.withLock { $0.count } >= count }
             release.withLock { $0.removeFirst() }.resume()
         }
     }
@@ -59,13 +59,13 @@ struct LimitAndDedupTests {
                         results.withLock { $0.append(value) }
                     }
                     // Let each arrive in turn, so arrival order is known.
-                    while limit.inFlight + limit.waiting < index + 1 { await Task.yield() }
+                    await waitUntil { limit.inFlight + limit.waiting >= index + 1 }
                 }
                 try await group.waitForAll()
             }
         }
         // Release nothing until all six have arrived: two running, four queued.
-        while !(limit.inFlight == 2 && limit.waiting == 4) { await Task.yield() }
+        await waitUntil { limit.inFlight == 2 && limit.waiting == 4 }
         // One at a time: each release frees one slot for exactly one waiter, so the order the
         // handler sees is the order the gate granted.
         for step in 0..<6 { await gated.releaseOldestWhenBlocked(min(2, 6 - step)) }
@@ -82,9 +82,9 @@ struct LimitAndDedupTests {
         let limit = ConcurrencyLimitMiddleware(limit: 1)
         let executor = gated.executor().with(limit)
         let first = Task { try await executor.send(item(1)) }
-        while gated.release.withLock({ $0.count }) < 1 { await Task.yield() }
+        await waitUntil { gated.release.withLock { $0.count } >= 1 }
         let second = Task { try await executor.send(item(2)) }
-        while limit.waiting < 1 { await Task.yield() }
+        await waitUntil { limit.waiting >= 1 }
         second.cancel()
         let secondResult = await second.result
         guard case .failure(let error as CourierError) = secondResult, case .cancelled = error.cause else {
@@ -109,7 +109,7 @@ struct LimitAndDedupTests {
         let limit = ConcurrencyLimitMiddleware(limit: 1)
         let server = gated.executor()
         let first = Task { try await server.with(limit).send(item(1)) }
-        while gated.release.withLock({ $0.count }) < 1 { await Task.yield() }
+        await waitUntil { gated.release.withLock { $0.count } >= 1 }
         // Straight into the middleware, past `send`'s own cancellation check.
         let request = item(2).request
         let late = Task {
@@ -182,7 +182,7 @@ struct LimitAndDedupTests {
         let dedup = DeduplicationMiddleware()
         let executor = server.with(dedup)
         let leader = Task { try await executor.send(item(5)) }
-        while gated.release.withLock({ $0.count }) < 1 { await Task.yield() }
+        await waitUntil { gated.release.withLock { $0.count } >= 1 }
         let follower = Task { try await executor.send(item(5)) }
         try await Task.sleep(for: .milliseconds(20))
         follower.cancel()
@@ -203,7 +203,7 @@ struct LimitAndDedupTests {
         let server = gated.executor()
         let dedup = DeduplicationMiddleware()
         let leader = Task { try await server.with(dedup).send(item(5)) }
-        while gated.release.withLock({ $0.count }) < 1 { await Task.yield() }
+        await waitUntil { gated.release.withLock { $0.count } >= 1 }
         // Straight into the middleware, past `send`'s own cancellation check.
         let request = item(5).request
         let late = Task {
@@ -221,7 +221,7 @@ struct LimitAndDedupTests {
         let server = gated.executor()
         let executor = server.with(DeduplicationMiddleware())
         let leader = Task { try await executor.send(item(9)) }
-        while gated.release.withLock({ $0.count }) < 1 { await Task.yield() }
+        await waitUntil { gated.release.withLock { $0.count } >= 1 }
         let follower = Task { try await executor.send(item(9)) }
         try await Task.sleep(for: .milliseconds(20))
         leader.cancel()

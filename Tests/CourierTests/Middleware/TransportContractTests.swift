@@ -72,7 +72,7 @@ struct TransportContractTests {
     @Test func sendAsksForTheBodyWholeAndStreamDoesNot() async throws {
         let base = Manual()
         let sending = Task { try await base.send(Request.get |> baseURL(api)) }
-        while base.last == nil { await Task.yield() }
+        await waitUntil { base.last != nil }
         base.last?.yield(Data("all".utf8))
         base.last?.finish()
         #expect(try await sending.value.body == Data("all".utf8))
@@ -211,13 +211,13 @@ struct TransportContractTests {
         let executor = held.with(DeduplicationMiddleware())
         let request = Request.get |> baseURL(api) |> path("feed")
         let leader = Task { try await executor.stream(request) }
-        while held.waiting.withLock({ $0.isEmpty }) { await Task.yield() }
+        await waitUntil { held.waiting.withLock { !$0.isEmpty } }
         let followers = (0..<2).map { _ in Task { try await executor.stream(request) } }
         // Time for the followers to join the leader's flight (they send their own either way).
         try await Task.sleep(for: .milliseconds(50))
         while held.base.continuations.withLock({ $0.count }) < 3 {
             for waiter in held.waiting.withLock({ waiting in defer { waiting.removeAll() }; return waiting }) { waiter.resume() }
-            await Task.yield()
+            try await Task.sleep(for: .milliseconds(1))
         }
         let responses = [try await leader.value] + [try await followers[0].value, try await followers[1].value]
         for (index, continuation) in held.base.continuations.withLock({ $0 }).enumerated() {

@@ -19,7 +19,7 @@ struct BatchedReaderTests {
             while let more = channel.poll() { chunks.append(more) }
             return chunks
         }
-        while !channel.readerIsWaiting { await Task.yield() }
+        await waitUntil { channel.readerIsWaiting }
         return reader
     }
 
