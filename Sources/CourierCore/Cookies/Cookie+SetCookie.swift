@@ -27,8 +27,8 @@ extension Cookie {
         let pairEnd = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
         let pair = bytes[..<pairEnd]
         guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { throw .noNameValuePair }
-        let name = Self.trimmed(pair[..<equals])
-        let value = Self.trimmed(pair[(equals + 1)...])
+        let name = HTTPSyntax.trimmed(pair[..<equals])
+        let value = HTTPSyntax.trimmed(pair[(equals + 1)...])
         guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else { throw .invalidName }
         guard !value.utf8.contains(where: Self.isControl) else { throw .controlCharacter }
         guard name.utf8.count + value.utf8.count <= policy.maximumCookieSize else { throw .tooLarge(limit: policy.maximumCookieSize) }
@@ -78,8 +78,8 @@ extension Cookie {
             for attribute in text.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: true) {
                 let equals = attribute.firstIndex(of: UInt8(ascii: "="))
                 // ASCII case only: Unicode case mapping turns some other letters into ASCII ones.
-                let name = HTTPSyntax.asciiLowercased(Cookie.trimmed(attribute[..<(equals ?? attribute.endIndex)]))
-                let value = equals.map { Cookie.trimmed(attribute[($0 + 1)...]) } ?? ""
+                let name = HTTPSyntax.asciiLowercased(HTTPSyntax.trimmed(attribute[..<(equals ?? attribute.endIndex)]))
+                let value = equals.map { HTTPSyntax.trimmed(attribute[($0 + 1)...]) } ?? ""
                 // RFC 6265bis §5.6: an attribute value over 1,024 bytes is ignored.
                 guard value.utf8.count <= 1024 else { continue }
                 switch name {
@@ -125,19 +125,6 @@ extension Cookie {
         return negative ? -magnitude : magnitude
     }
 
-    /// `text` without leading and trailing spaces and tabs.
-    static func trimmed(_ text: Substring) -> String {
-        trimmed(ArraySlice(text.utf8))
-    }
-
-    /// The bytes as text, without leading and trailing spaces and tabs.
-    static func trimmed(_ bytes: ArraySlice<UInt8>) -> String {
-        var bytes = bytes
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// A control character, tab excepted (RFC 6265bis §5.6: such a cookie is ignored).
     private static func isControl(_ byte: UInt8) -> Bool {
         (byte < 0x20 && byte != 0x09) || byte == 0x7F
@@ -168,7 +155,7 @@ extension CookieJar {
             index += 1
         }
         parts.append(String(decoding: bytes[start...], as: UTF8.self))
-        return parts.map { Cookie.trimmed(Substring($0)) }.filter { !$0.isEmpty }
+        return parts.map(HTTPSyntax.trimmed).filter { !$0.isEmpty }
     }
 
     /// Whether `bytes` from `start` hold optional blanks, a token and `=`.

@@ -56,13 +56,14 @@ enum HTTPSyntax {
     /// `value` without the spaces and tabs around it (optional whitespace, RFC 9110 §5.6.3):
     /// those bytes only, never other Unicode spaces, which a server would read as part of the
     /// value.
-    static func trimmed(_ value: String) -> String { trimmed(value.utf8[...]) }
+    static func trimmed(_ value: String) -> String { trimmed(value.utf8) }
 
-    private static func trimmed(_ bytes: Substring.UTF8View) -> String {
-        var bytes = bytes
-        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
-        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
-        return String(Substring(bytes))
+    /// The bytes as text, without the spaces and tabs around them.
+    static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+            let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 
     /// `name=value` split at its first `=` byte, each side without surrounding spaces and tabs;

@@ -25,7 +25,7 @@ public struct MediaType: RawRepresentable, Sendable, Hashable, ExpressibleByStri
     public var essence: String {
         // Up to the first ";" byte: a ";" after a prepend mark (U+070F) is not a Character of its own.
         let head = HTTPSyntax.parts(of: rawValue, separatedBy: UInt8(ascii: ";")).first ?? ""
-        return HTTPSyntax.asciiLowercased(String(Substring(head).trimmingWhitespace()))
+        return HTTPSyntax.asciiLowercased(head)
     }
 
     /// Whether `other` is acceptable where `self` is expected: equal essences, a `*` wildcard in
@@ -68,13 +68,4 @@ public struct MediaType: RawRepresentable, Sendable, Hashable, ExpressibleByStri
     public static let eventStream: MediaType = "text/event-stream"
     /// `*/*`
     public static let any: MediaType = "*/*"
-}
-
-extension Substring {
-    func trimmingWhitespace() -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-        return result
-    }
 }

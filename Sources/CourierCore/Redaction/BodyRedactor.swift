@@ -14,11 +14,9 @@ import Foundation
 struct BodyRedactor: Sendable {
     /// The names to hide.
     var redaction: Redaction
-    /// Literal values to hide wherever they appear, longest first.
-    let secrets: [String]
-    /// The UTF-8 bytes of each of ``secrets``, in the same order: they are searched for as
-    /// bytes, so a match inside a grapheme cluster (a secret and a combining mark after it)
-    /// is hidden too.
+    /// The literal values to hide wherever they appear, as UTF-8 bytes, longest first: they are
+    /// searched for as bytes, so a match inside a grapheme cluster (a secret and a combining
+    /// mark after it) is hidden too.
     private let secretBytes: [[UInt8]]
 
     /// The standard names, no literal secrets.
@@ -31,15 +29,16 @@ struct BodyRedactor: Sendable {
         // carries it so.
         // Each in its composed and decomposed forms too (NFC, NFD): a server that normalises
         // what it echoes changes the bytes, not the secret.
-        // Told apart by their bytes: Strings in different normal forms compare equal.
-        var seen = Set<[UInt8]>()
-        self.secrets = values.flatMap { value in
+        let spellings = values.flatMap { value in
             value.utf8.allSatisfy { $0 < 0x80 }
                 ? [value] : [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
         }
-            .flatMap(Self.jsonSpellings).filter { seen.insert(Array($0.utf8)).inserted }
-            .sorted { $0.utf8.count > $1.utf8.count }
-        self.secretBytes = self.secrets.map { Array($0.utf8) }
+            .flatMap(Self.jsonSpellings)
+        // Told apart by bytes (Strings in different normal forms compare equal); ties in length
+        // in byte order, so that the same secrets always give the same output.
+        self.secretBytes = Set(spellings.map { Array($0.utf8) }).sorted {
+            $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1)
+        }
     }
 
     /// `value` as written and as JSON encoders write it inside a string: quotes, backslashes and
