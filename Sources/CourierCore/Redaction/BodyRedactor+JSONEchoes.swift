@@ -53,7 +53,7 @@ extension BodyRedactor {
             if touched.count == 1, tokens[first].kind == .string,
                 tokens[first].range.lowerBound < echo.lowerBound, echo.upperBound < tokens[first].range.upperBound
             {
-                inside[first, default: []].append(widened(echo, toEscapesIn: json, string: tokens[first].range))
+                inside[first, default: []].append(echo)
             } else {
                 for index in touched where tokens[index].kind != .punctuation { whole.insert(index) }
             }
@@ -70,9 +70,9 @@ extension BodyRedactor {
                 output.append(contentsOf: placeholder)
                 output.append(UInt8(ascii: "\""))
                 copied = token.range.upperBound
-            } else if let ranges = inside[index] {
+            } else if let echoes = inside[index] {
                 // Widened echoes in one string may overlap: each byte hidden once.
-                for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.upperBound > copied {
+                for range in widened(echoes, toEscapesIn: json, string: token.range) where range.upperBound > copied {
                     output.append(contentsOf: json[copied..<max(copied, range.lowerBound)])
                     if range.lowerBound >= copied { output.append(contentsOf: placeholder) }
                     copied = range.upperBound
@@ -83,21 +83,30 @@ extension BodyRedactor {
         return output
     }
 
-    /// `echo`, inside the string literal at `string`, widened to whole escapes at both ends
-    /// (`\"`, `\uXXXX`, a surrogate pair `\uD83D\uDE00`): hiding part of one would leave an
-    /// escape the JSON cannot read.
-    private static func widened(_ echo: Range<Int>, toEscapesIn json: [UInt8], string: Range<Int>) -> Range<Int> {
-        var lower = echo.lowerBound
-        var upper = echo.upperBound
+    /// `echoes` (in order, not overlapping), inside the string literal at `string`, each widened
+    /// to whole escapes at both ends (`\"`, `\uXXXX`, a surrogate pair `\uD83D\uDE00`): hiding
+    /// part of one would leave an escape the JSON cannot read. One pass over the string, however
+    /// many echoes it holds.
+    private static func widened(_ echoes: [Range<Int>], toEscapesIn json: [UInt8], string: Range<Int>) -> [Range<Int>] {
+        var lowers = echoes.map(\.lowerBound)
+        var uppers = echoes.map(\.upperBound)
+        var nextLower = 0
+        var nextUpper = 0
         var index = string.lowerBound + 1
         let end = string.upperBound - 1
-        while index < end {
-            let length = escapeLength(json, at: index, end: end)
-            if index < echo.lowerBound, echo.lowerBound < index + length { lower = index }
-            if index < echo.upperBound, echo.upperBound < index + length { upper = index + length }
-            index += length
+        while index < end, nextUpper < echoes.count {
+            let unitEnd = index + escapeLength(json, at: index, end: end)
+            while nextLower < echoes.count, lowers[nextLower] < unitEnd {
+                if lowers[nextLower] > index { lowers[nextLower] = index }
+                nextLower += 1
+            }
+            while nextUpper < echoes.count, uppers[nextUpper] < unitEnd {
+                if uppers[nextUpper] > index { uppers[nextUpper] = unitEnd }
+                nextUpper += 1
+            }
+            index = unitEnd
         }
-        return lower..<upper
+        return zip(lowers, uppers).map { $0..<$1 }
     }
 
     /// The number of bytes of the character or escape at `index` in a string's content (which

@@ -82,6 +82,7 @@ struct BodyRedactorTests {
         ("abcd\\", "{\"x\": \"abcd\\\"e\"}"),
         ("u00e4bcd", "[\"\\u00e4bcd\", \"\\u00e4bcd\"]"),
         ("ude00xyz", "[\"\\ud83d\\ude00xyz\"]"),
+        ("u0041bcd", "[\"\\u0041bcd \\u0041bcd\\u0041bcd\", {\"k\": \"\\\"u0041bcd\\\\\"}]"),
         ("\", \"", "[\"a\", \"b\"]"),
         ("true, 1", "[true, 1]"),
     ])
