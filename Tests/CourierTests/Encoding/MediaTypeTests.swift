@@ -25,6 +25,17 @@ struct MediaTypeTests {
         #expect(!type.matches(type))
     }
 
+    /// The parameters start at the `;` byte only: a Greek question mark (U+037E) is the same
+    /// Character as `;` to Swift (canonically equivalent) but another byte sequence, and no
+    /// server reads it as a separator. (CI's 30-second MediaType run found it: the target's rule
+    /// compared Characters, so the rule was fixed, not the parser.)
+    @Test func aGreekQuestionMarkIsNotAParameterSeparator() {
+        let type = MediaType(rawValue: "Application/JSON\u{37E} charset=utf-8")
+        #expect(type.essence == "application/json\u{37E} charset=utf-8")
+        #expect(!MediaType.json.matches(type))
+        #expect(MediaType(rawValue: "application/json; charset=utf-8").essence == "application/json")
+    }
+
     /// A server's malformed `Content-Type` (a space in the subtype, which read as a `+json`
     /// suffix) is refused by a resource that validates it, with the value it sent in the error.
     @Test func aResponseWithAMalformedContentTypeIsNotDecoded() async {
