@@ -96,9 +96,25 @@ struct BodyRedactor: Sendable {
     ///     limit): then the end of the text may be the start of a secret value, and is hidden
     ///     too.
     func redact(_ text: String, truncated: Bool = false) -> String {
-        let structured = redactStructure(text)
-        guard !secretBytes.isEmpty else { return structured }
-        var bytes = Array(structured.utf8)
+        var current = redactStructure(text)
+        guard !secretBytes.isEmpty else { return current }
+        // Hiding an echo can make a name read as sensitive (`abcd-1234cookie` is one word,
+        // `<redacted>cookie` is `cookie`), so names are read again; hiding that value can
+        // re-escape a string so that a secret's bytes appear anew (`\u0001` and then U+FFFD
+        // spell `1\u{FFFD}`). The two passes take turns until neither changes anything, an echo
+        // pass last, so no secret is ever left.
+        for _ in 0..<3 {
+            guard let hidden = hidingEchoes(in: current, truncated: truncated) else { return current }
+            let reread = redactStructure(hidden)
+            if reread.utf8.elementsEqual(hidden.utf8) { return hidden }
+            current = reread
+        }
+        return hidingEchoes(in: current, truncated: truncated) ?? current
+    }
+
+    /// `text` with every secret value hidden, or `nil` when it holds none.
+    private func hidingEchoes(in text: String, truncated: Bool) -> String? {
+        var bytes = Array(text.utf8)
         var changed = false
         for secret in secretBytes {
             if let replaced = Self.replacing(secret, in: bytes) {
@@ -110,16 +126,14 @@ struct BodyRedactor: Sendable {
             bytes = cut
             changed = true
         }
-        guard changed else { return structured }
+        guard changed else { return nil }
         // An echo in valid JSON is hidden so that the JSON stays valid (BodyRedactor+JSONEchoes).
-        if !truncated, (try? JSONSerialization.jsonObject(with: Data(structured.utf8), options: [.fragmentsAllowed])) != nil {
-            bytes = Self.hidingEchoes(of: secretBytes, inJSON: Array(structured.utf8))
+        if !truncated, (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil {
+            return String(decoding: Self.hidingEchoes(of: secretBytes, inJSON: Array(text.utf8)), as: UTF8.self)
         }
         // Bytes replaced were whole secrets, which start with a lead byte and end a scalar, or
         // the end of the text from such a start: the result is still valid UTF-8.
-        // Names are read again: one may read as sensitive only now (`abcd-1234cookie` is one
-        // word, `<redacted>cookie` is `cookie`), and its value is hidden too.
-        return redactStructure(String(decoding: bytes, as: UTF8.self))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `haystack` with every occurrence of `needle` (searched left to right, not overlapping)

@@ -110,4 +110,15 @@ struct BodyRedactorTests {
         #expect(redactor.redact("{\"abcd-1234cookie\": \"v-value\"}") == "{\"<redacted>cookie\": \"<redacted>\"}")
         #expect(redactor.redact("x=1&abcd-1234cookie=v-value") == "x=1&<redacted>cookie=<redacted>")
     }
+
+    /// Found by the BodyRedactor fuzz target (2026-11-26, at 499,566 runs): reading names again
+    /// after hiding echoes re-escaped a string (a raw control character became `\u0001`), and
+    /// the escape's last digit and the character after it spelled a secret (`1\u{FFFD}`) that
+    /// no echo pass then looked for. The two passes now take turns, an echo pass last.
+    @Test func aSecretSpelledByReadingNamesAgainIsHiddenToo() {
+        let redactor = BodyRedactor(redaction: Redaction(), secrets: ["abcd-1234", "1\u{FFFD}"])
+        let output = redactor.redact("{\"note\": \"abcd-1234cookie=v-value&x=\u{01}\u{FFFD}3\"}")
+        #expect(!Array(output.utf8).contains(Array("1\u{FFFD}".utf8)), "\(output)")
+        #expect(!output.contains("v-value") && !output.contains("abcd-1234"), "\(output)")
+    }
 }
