@@ -64,14 +64,15 @@ private func check(_ cookie: Cookie, from url: URL, field: String) {
     require(!cookie.name.isEmpty && HTTPSyntax.isToken(cookie.name), "a name that is not a token: \(field.debugDescription)")
     require(!(cookie.name + cookie.value).utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }, "a control character kept")
     require(cookie.name.utf8.count + cookie.value.utf8.count <= 4096, "a cookie over 4,096 bytes")
-    require(cookie.domain == cookie.domain.lowercased() && !cookie.domain.hasPrefix("."), "a domain not canonical: \(cookie.domain)")
+    // Leading bytes, not Characters: "." or "/" with a combining mark after it is another Character.
+    require(cookie.domain == cookie.domain.lowercased() && cookie.domain.utf8.first != UInt8(ascii: "."), "a domain not canonical: \(cookie.domain)")
     if cookie.hostOnly {
         require(cookie.domain == host, "a host-only cookie for \(cookie.domain) from \(host)")
     } else {
         require(host == cookie.domain || host.hasSuffix("." + cookie.domain), "a cookie for \(cookie.domain) from \(host)")
         require(!CookieDomain.isPublicSuffix(cookie.domain, extra: []), "a cookie for the public suffix \(cookie.domain)")
     }
-    require(cookie.path.hasPrefix("/"), "a path without a slash: \(cookie.path.debugDescription)")
+    require(cookie.path.utf8.first == UInt8(ascii: "/"), "a path without a slash: \(cookie.path.debugDescription)")
     require(!cookie.secure || url.scheme == "https", "Secure from \(url.scheme ?? "")")
     if let expires = cookie.expires { require(expires <= now.addingTimeInterval(Cookie.maximumLifetime), "an expiry past 400 days") }
 }
