@@ -12,33 +12,27 @@ import Foundation
 /// - a secret still there after that (one made of punctuation and spaces alone) hides the whole
 ///   body: the secret always wins.
 extension BodyRedactor {
-    /// `json` (valid JSON text) with every secret in `secrets` (longest first) hidden, still
-    /// valid JSON.
-    static func hidingEchoes(of secrets: [[UInt8]], inJSON json: [UInt8]) -> [UInt8] {
-        var bytes = json
-        for secret in secrets {
-            if let hidden = hidingEchoes(of: secret, inJSON: bytes) { bytes = hidden }
-        }
+    /// `json` (valid JSON text) with the bytes at `echoes` (in order, not overlapping: where
+    /// ``SecretSearch`` found the secrets) hidden, still valid JSON. `secrets` are the spellings
+    /// searched for, to check that none is left.
+    static func hidingEchoes(at echoes: [Range<Int>], inJSON json: [UInt8], secrets: [[UInt8]]) -> [UInt8] {
+        let bytes = hidingEchoes(at: echoes, inJSON: json)
         let placeholder = Array("\"\(Redaction.placeholder)\"".utf8)
-        // A secret that the placeholder itself spells (`redacted`) says nothing when it shows.
-        for secret in secrets where firstIndex(of: secret, in: placeholder[...], from: 0) == nil {
-            if firstIndex(of: secret, in: bytes[...], from: 0) != nil { return placeholder }
-        }
-        return bytes
+        // A secret still there (one made of punctuation and spaces alone) hides the whole body.
+        // One that the placeholder itself spells (`redacted`) says nothing when it shows.
+        let telling = SecretSearch(secrets.filter { secret in
+            secret.count > placeholder.count
+                || !(0...(placeholder.count - secret.count)).contains { placeholder[$0..<$0 + secret.count].elementsEqual(secret) }
+        })
+        return telling.occurs(in: bytes) ? placeholder : bytes
     }
 
     /// One kind of JSON token: whitespace between tokens is not one.
     private enum TokenKind { case string, scalar, punctuation }
 
-    /// `json` with the echoes of `secret` hidden, or `nil` when there is none.
-    private static func hidingEchoes(of secret: [UInt8], inJSON json: [UInt8]) -> [UInt8]? {
-        var echoes: [Range<Int>] = []
-        var from = 0
-        while let start = firstIndex(of: secret, in: json[...], from: from) {
-            echoes.append(start..<start + secret.count)
-            from = start + secret.count
-        }
-        guard !echoes.isEmpty else { return nil }
+    /// `json` with the bytes at `echoes` hidden by the smallest changes that keep it JSON.
+    private static func hidingEchoes(at echoes: [Range<Int>], inJSON json: [UInt8]) -> [UInt8] {
+        guard !echoes.isEmpty else { return json }
 
         let tokens = tokenize(json)
         var whole = Set<Int>()
@@ -173,16 +167,5 @@ extension BodyRedactor {
             return true
         default: return false
         }
-    }
-
-    /// Where `needle` first occurs in `haystack` at or after `start`, by bytes.
-    static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>, from start: Int) -> Int? {
-        guard let head = needle.first, needle.count <= haystack.count else { return nil }
-        var index = max(start, haystack.startIndex)
-        while index <= haystack.endIndex - needle.count {
-            if haystack[index] == head, haystack[index..<index + needle.count].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
     }
 }

@@ -14,10 +14,12 @@ import Foundation
 struct BodyRedactor: Sendable {
     /// The names to hide.
     var redaction: Redaction
-    /// The literal values to hide wherever they appear, as UTF-8 bytes, longest first: they are
-    /// searched for as bytes, so a match inside a grapheme cluster (a secret and a combining
+    /// The literal values to hide wherever they appear, in every spelling, as UTF-8 bytes: they
+    /// are searched for as bytes, so a match inside a grapheme cluster (a secret and a combining
     /// mark after it) is hidden too.
     private let secretBytes: [[UInt8]]
+    /// All of ``secretBytes`` at once: a body is read once, however many there are.
+    private let search: SecretSearch
 
     /// The standard names, no literal secrets.
     static let standard = BodyRedactor(redaction: Redaction(), secrets: [])
@@ -34,11 +36,9 @@ struct BodyRedactor: Sendable {
                 ? [value] : [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
         }
             .flatMap(Self.jsonSpellings)
-        // Told apart by bytes (Strings in different normal forms compare equal); ties in length
-        // in byte order, so that the same secrets always give the same output.
-        self.secretBytes = Set(spellings.map { Array($0.utf8) }).sorted {
-            $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1)
-        }
+        // As bytes (Strings in different normal forms compare equal); the search drops repeats.
+        self.secretBytes = spellings.map { Array($0.utf8) }
+        self.search = SecretSearch(secretBytes)
     }
 
     /// `value` as written and as JSON encoders write it inside a string: quotes, backslashes and
@@ -97,68 +97,51 @@ struct BodyRedactor: Sendable {
     ///     too.
     func redact(_ text: String, truncated: Bool = false) -> String {
         var current = redactStructure(text)
-        guard !secretBytes.isEmpty else { return current }
+        guard !search.isEmpty else { return current }
         // Hiding an echo can make a name read as sensitive (`abcd-1234cookie` is one word,
         // `<redacted>cookie` is `cookie`), so names are read again; hiding that value can
         // re-escape a string so that a secret's bytes appear anew (`\u0001` and then U+FFFD
         // spell `1\u{FFFD}`). The two passes take turns until neither changes anything, an echo
-        // pass last, so no secret is ever left.
+        // pass last, so no secret is ever left. Whether the text is JSON is asked once, when
+        // the first echo is found: each pass keeps valid JSON valid.
+        var isJSON: Bool? = nil
         for _ in 0..<3 {
-            guard let hidden = hidingEchoes(in: current, truncated: truncated) else { return current }
+            guard let hidden = hidingEchoes(in: current, truncated: truncated, isJSON: &isJSON) else { return current }
             let reread = redactStructure(hidden)
             if reread.utf8.elementsEqual(hidden.utf8) { return hidden }
             current = reread
         }
-        return hidingEchoes(in: current, truncated: truncated) ?? current
+        return hidingEchoes(in: current, truncated: truncated, isJSON: &isJSON) ?? current
     }
 
-    /// `text` with every secret value hidden, or `nil` when it holds none.
-    private func hidingEchoes(in text: String, truncated: Bool) -> String? {
-        var bytes = Array(text.utf8)
-        var changed = false
-        for secret in secretBytes {
-            if let replaced = Self.replacing(secret, in: bytes) {
-                bytes = replaced
-                changed = true
-            }
-        }
-        if truncated, let cut = hidingStartOfSecret(atEndOf: bytes) {
-            bytes = cut
-            changed = true
-        }
-        guard changed else { return nil }
-        // An echo in valid JSON is hidden so that the JSON stays valid (BodyRedactor+JSONEchoes).
-        if !truncated, (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil {
-            return String(decoding: Self.hidingEchoes(of: secretBytes, inJSON: Array(text.utf8)), as: UTF8.self)
-        }
-        // Bytes replaced were whole secrets, which start with a lead byte and end a scalar, or
-        // the end of the text from such a start: the result is still valid UTF-8.
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `haystack` with every occurrence of `needle` (searched left to right, not overlapping)
-    /// replaced by the placeholder, or `nil` when there is none.
-    private static func replacing(_ needle: [UInt8], in haystack: [UInt8]) -> [UInt8]? {
-        guard let first = needle.first, needle.count <= haystack.count else { return nil }
+    /// `text` with every secret value hidden, or `nil` when it holds none. `isJSON` is whether
+    /// the text is valid JSON, worked out here the first time it is needed.
+    private func hidingEchoes(in text: String, truncated: Bool, isJSON: inout Bool?) -> String? {
+        let bytes = Array(text.utf8)
+        // A cut text may end with the first bytes (four or more) of a secret: those are hidden too.
         let placeholder = Array(Redaction.placeholder.utf8)
-        var output: [UInt8] = []
-        var copied = 0
-        var index = 0
-        let last = haystack.count - needle.count
-        while index <= last {
-            guard haystack[index] == first, haystack[index..<index + needle.count].elementsEqual(needle) else {
-                index += 1
-                continue
+        let echoes = search.occurrences(in: bytes, minimumCutLength: truncated ? 4 : nil, opaque: placeholder)
+        guard !echoes.isEmpty else { return nil }
+        // An echo in valid JSON is hidden so that the JSON stays valid (BodyRedactor+JSONEchoes).
+        if !truncated {
+            let json = isJSON ?? ((try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil)
+            isJSON = json
+            if json {
+                return String(decoding: Self.hidingEchoes(at: echoes, inJSON: bytes, secrets: secretBytes), as: UTF8.self)
             }
-            if output.isEmpty { output.reserveCapacity(haystack.count) }
-            output.append(contentsOf: haystack[copied..<index])
-            output.append(contentsOf: placeholder)
-            index += needle.count
-            copied = index
         }
-        guard copied > 0 else { return nil }
-        output.append(contentsOf: haystack[copied...])
-        return output
+        // Each range starts where a secret starts (a lead byte) and ends where one ends or the
+        // text ends (the end of a scalar): the result is still valid UTF-8.
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count + echoes.count * placeholder.count)
+        var copied = 0
+        for echo in echoes {
+            output.append(contentsOf: bytes[copied..<echo.lowerBound])
+            output.append(contentsOf: placeholder)
+            copied = echo.upperBound
+        }
+        output.append(contentsOf: bytes[copied...])
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Sensitive fields hidden by shape: JSON (one document or one per line), server-sent events
@@ -171,22 +154,6 @@ struct BodyRedactor: Sendable {
         let plain = redactPlain(text)
         // JSON after a first line of something else (an event's later data lines, a log).
         return plain.utf8.contains(UInt8(ascii: "\"")) ? redactJSON(plain) : plain
-    }
-
-    /// A cut text that ends with the first bytes (four or more) of a secret value: those bytes
-    /// hidden, longest secret first; `nil` when the text does not end so.
-    private func hidingStartOfSecret(atEndOf text: [UInt8]) -> [UInt8]? {
-        for secret in secretBytes {
-            var length = min(secret.count - 1, text.count)
-            while length >= 4 {
-                // A prefix that ends inside a scalar cannot end valid UTF-8 text.
-                if secret[length] & 0xC0 != 0x80, text[(text.count - length)...].elementsEqual(secret[..<length]) {
-                    return Array(text[..<(text.count - length)]) + Array(Redaction.placeholder.utf8)
-                }
-                length -= 1
-            }
-        }
-        return nil
     }
 
     /// The lines of `text`, split at each LF (a CR before it stays on the line: `"\r\n"` is one
