@@ -18,6 +18,9 @@ public struct DeduplicationMiddleware: Middleware {
     /// The number of distinct requests in flight.
     public var inFlight: Int { flights.withLock { $0.count } }
 
+    /// The number of callers waiting for an identical request that another caller is sending.
+    public var waiting: Int { flights.withLock { $0.values.reduce(0) { $0 + $1.waiting } } }
+
     /// Sends the request, or joins an identical one already in flight.
     /// - Parameters:
     ///   - request: The request.
@@ -67,6 +70,9 @@ public struct DeduplicationMiddleware: Middleware {
         }
 
         private let state = Locked(State())
+
+        /// The callers waiting now.
+        var waiting: Int { state.withLock { $0.waiters.count } }
 
         func finish(with result: Result<StreamedResponse?, any Error>) {
             let waiters = state.withLock { state -> [CheckedContinuation<StreamedResponse?, any Error>] in

@@ -58,8 +58,10 @@ struct LimitAndDedupTests {
                         let value = try await executor.send(self.item(index))
                         results.withLock { $0.append(value) }
                     }
-                    // Let each arrive in turn, so arrival order is known.
-                    await waitUntil { limit.inFlight + limit.waiting >= index + 1 }
+                    // Let each arrive before the next is sent, so arrival order is known. Not
+                    // after the last: once all six are in, the test starts releasing and the
+                    // count falls again, so a look that came late would wait for ever.
+                    if index < 5 { await waitUntil { limit.inFlight + limit.waiting >= index + 1 } }
                 }
                 try await group.waitForAll()
             }
@@ -130,6 +132,9 @@ struct LimitAndDedupTests {
         let dedup = DeduplicationMiddleware()
         let executor = server.with(dedup)
         let tasks = (0..<5).map { _ in Task { try await executor.send(item(7)) } }
+        // All five in: one sending, four waiting for it (one that came after it ended would
+        // send again and wait for a release that never comes).
+        await waitUntil { dedup.waiting == 4 }
         await gated.releaseWhenBlocked(1)
         for task in tasks { #expect(try await task.value == "7") }
         #expect(server.requests.count == 1)
@@ -163,8 +168,10 @@ struct LimitAndDedupTests {
             await withCheckedContinuation { continuation in gated.release.withLock { $0.append(continuation) } }
             return .failure(URLError(.cannotConnectToHost))
         }
-        let executor = server.with(DeduplicationMiddleware())
+        let dedup = DeduplicationMiddleware()
+        let executor = server.with(dedup)
         let tasks = (0..<3).map { _ in Task { try await executor.send(item(1)) } }
+        await waitUntil { dedup.waiting == 2 }
         await gated.releaseWhenBlocked(1)
         for task in tasks {
             let result = await task.result
@@ -184,7 +191,7 @@ struct LimitAndDedupTests {
         let leader = Task { try await executor.send(item(5)) }
         await waitUntil { gated.release.withLock { $0.count } >= 1 }
         let follower = Task { try await executor.send(item(5)) }
-        try await Task.sleep(for: .milliseconds(20))
+        await waitUntil { dedup.waiting == 1 }
         follower.cancel()
         let followerResult = await follower.result
         guard case .failure = followerResult else {
@@ -219,11 +226,12 @@ struct LimitAndDedupTests {
     @Test func followersTakeOverWhenTheLeaderIsCancelled() async throws {
         let gated = Gated()
         let server = gated.executor()
-        let executor = server.with(DeduplicationMiddleware())
+        let dedup = DeduplicationMiddleware()
+        let executor = server.with(dedup)
         let leader = Task { try await executor.send(item(9)) }
         await waitUntil { gated.release.withLock { $0.count } >= 1 }
         let follower = Task { try await executor.send(item(9)) }
-        try await Task.sleep(for: .milliseconds(20))
+        await waitUntil { dedup.waiting == 1 }
         leader.cancel()
         await gated.releaseWhenBlocked(1)
         _ = await leader.result

@@ -208,13 +208,14 @@ struct TransportContractTests {
             }
         }
         let held = Held()
-        let executor = held.with(DeduplicationMiddleware())
+        let deduplication = DeduplicationMiddleware()
+        let executor = held.with(deduplication)
         let request = Request.get |> baseURL(api) |> path("feed")
         let leader = Task { try await executor.stream(request) }
         await waitUntil { held.waiting.withLock { !$0.isEmpty } }
         let followers = (0..<2).map { _ in Task { try await executor.stream(request) } }
-        // Time for the followers to join the leader's flight (they send their own either way).
-        try await Task.sleep(for: .milliseconds(50))
+        // Both followers join the leader's flight before it answers.
+        await waitUntil { deduplication.waiting == 2 }
         while held.base.continuations.withLock({ $0.count }) < 3 {
             for waiter in held.waiting.withLock({ waiting in defer { waiting.removeAll() }; return waiting }) { waiter.resume() }
             try await Task.sleep(for: .milliseconds(1))
