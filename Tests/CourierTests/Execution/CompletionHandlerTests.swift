@@ -42,10 +42,12 @@ struct CompletionHandlerTests {
         let executor = InMemoryExecutor { _ in .json([User]()).delayed(by: .seconds(30)) }
         let calls = Calls()
         let handle = executor.send(resource) { calls.append($0) }
-        try await Task.sleep(for: .milliseconds(30))
+        await waitUntil { executor.requests.count == 1 }
         handle.cancel()
         handle.cancel()
-        try await Task.sleep(for: .milliseconds(50))
+        // Called once; a second call would come at once too (a moment to let it show).
+        await waitUntil { !calls.all.isEmpty }
+        try await Task.sleep(for: .milliseconds(20))
         #expect(handle.isCancelled)
         #expect(calls.all.count == 1)
         guard case .failure(let error) = calls.all.first, case .cancelled = error.cause else {

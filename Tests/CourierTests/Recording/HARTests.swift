@@ -157,7 +157,8 @@ struct HARTests {
         let recorder = HARRecorder()
         let executor = slow.with(recorder)
         async let first = executor.send(Request.get |> baseURL(api) |> path("1"))
-        try await Task.sleep(for: .milliseconds(10))
+        // The first has started (the recorder saw it before the executor did) before the second.
+        await waitUntil { slow.requests.count == 1 }
         async let second = executor.send(Request.get |> baseURL(api) |> path("2"))
         _ = try await (first, second)
         let urls: [String] = recorder.entries.map(\.request.url)
