@@ -29,6 +29,11 @@ struct SecretSearch: Sendable {
 
     /// A search for `patterns` (empty ones and repeats are ignored).
     init(_ patterns: [[UInt8]]) {
+        // Nothing to look for (most requests carry no secret): nothing to build.
+        guard patterns.contains(where: { !$0.isEmpty }) else {
+            (rootNext, firstChild, nextSibling, byte, failure, depth, longestMatch) = ([], [], [], [], [], [], [])
+            return
+        }
         // The trie. Node 0 is the root; -1 is no node.
         var rootNext = [Int32](repeating: 0, count: 256)
         var firstChild: [Int32] = [-1]
