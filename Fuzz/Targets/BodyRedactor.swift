@@ -9,7 +9,8 @@ import Foundation
 ///   ASCII or a control character), whole or cut at the end of a truncated body;
 /// - a body that is valid JSON stays valid JSON, and every value under a sensitive key is
 ///   `"<redacted>"`;
-/// - the output grows at most linearly with the input.
+/// - the output grows at most linearly with the input;
+/// - a body that JSON's grammar (`JSONSyntax`) accepts, Foundation's parser reads.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: bytes, count: count))
@@ -42,7 +43,10 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     // body a six-byte escape.
     require(output.utf8.count <= 12 * body.utf8.count + 64, "the output grew past its bound")
 
-    if let json = try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]), !truncated {
+    // What JSON's grammar accepts (the redactor's quick check), Foundation's parser reads.
+    let parsed = try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed])
+    require(!JSONSyntax.isValid(Array(body.utf8)) || parsed != nil, "the grammar accepted what Foundation refuses")
+    if let json = parsed, !truncated {
         guard let redacted = try? JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed]) else {
             fail("valid JSON came out invalid")
         }

@@ -124,7 +124,9 @@ struct BodyRedactor: Sendable {
         guard !echoes.isEmpty else { return nil }
         // An echo in valid JSON is hidden so that the JSON stays valid (BodyRedactor+JSONEchoes).
         if !truncated {
-            let json = isJSON ?? ((try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil)
+            // The grammar first (no objects built); what it refuses is asked of Foundation's
+            // parser, which reads a few things more (a byte-order mark, UTF-16).
+            let json = isJSON ?? (JSONSyntax.isValid(bytes) || (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil)
             isJSON = json
             if json {
                 return String(decoding: Self.hidingEchoes(at: echoes, inJSON: bytes, secrets: secretBytes), as: UTF8.self)
