@@ -13,6 +13,16 @@ enum JSONSyntax {
         }
     }
 
+    /// The value of an ASCII hexadecimal digit (either case), or `nil`.
+    static func hexDigitValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
@@ -130,14 +140,7 @@ enum JSONSyntax {
         private mutating func readHexUnit() -> UInt16? {
             var unit: UInt16 = 0
             for _ in 0..<4 {
-                guard let digit = current else { return nil }
-                let value: UInt8
-                switch digit {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = digit - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = digit - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = digit - UInt8(ascii: "A") + 10
-                default: return nil
-                }
+                guard let digit = current, let value = JSONSyntax.hexDigitValue(digit) else { return nil }
                 unit = unit << 4 | UInt16(value)
                 index += 1
             }

@@ -121,13 +121,7 @@ extension BodyRedactor {
     private static func hexValue(_ digits: ArraySlice<UInt8>) -> Int? {
         var value = 0
         for digit in digits {
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = digit - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let nibble = JSONSyntax.hexDigitValue(digit) else { return nil }
             value = value * 16 + Int(nibble)
         }
         return value
