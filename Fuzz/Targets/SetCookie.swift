@@ -11,7 +11,7 @@ import Foundation
 /// - the jar never holds more than its limits, and every cookie it would send goes to that URL;
 /// - the `Cookie` field it makes holds no line break or control character;
 /// - the jar's description and dump are the same whatever its values, and it reads back from
-///   JSON unchanged;
+///   JSON unchanged (on one input in four: see `checksPrintedForms`);
 /// - splitting a field never makes more text than it had.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
@@ -42,6 +42,7 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         if let header = jar.cookieHeader(for: url, at: now) {
             require(!header.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }, "a control character in the Cookie field")
         }
+        guard checksPrintedForms(bytes, count) else { return }
         // Printed forms do not depend on the values: the same jar with other values prints alike.
         let other = CookieJar(policy: policy, cookies: jar.cookies.map { cookie in
             var changed = cookie
@@ -57,6 +58,18 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         require(back?.cookies == jar.cookies, "the jar did not read back from JSON")
     }
     return 0
+}
+
+/// Whether this input's jar is printed, dumped and sent through JSON: one input in four, told
+/// by a hash of its bytes so that a failure reproduces from the input alone. Those checks cost
+/// about twice the rest of an input (two jars dumped, one encoded and decoded), and they test
+/// the jar's printing and coding, which a quarter of ten million inputs reaches as well; on
+/// every input they held the parser to 900 executions a second on this machine.
+private func checksPrintedForms(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    // FNV-1a.
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for index in 0..<count { hash = (hash ^ UInt64(bytes[index])) &* 0x100_0000_01b3 }
+    return hash % 4 == 0
 }
 
 private func check(_ cookie: Cookie, from url: URL, field: String) {
