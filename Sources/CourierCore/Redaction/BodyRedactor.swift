@@ -124,9 +124,7 @@ struct BodyRedactor: Sendable {
         guard !echoes.isEmpty else { return nil }
         // An echo in valid JSON is hidden so that the JSON stays valid (BodyRedactor+JSONEchoes).
         if !truncated {
-            // The grammar first (no objects built); what it refuses is asked of Foundation's
-            // parser, which reads a few things more (a byte-order mark, UTF-16).
-            let json = isJSON ?? (JSONSyntax.isValid(bytes) || (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil)
+            let json = isJSON ?? Self.isJSONText(bytes)
             isJSON = json
             if json {
                 return String(decoding: Self.hidingEchoes(at: echoes, inJSON: bytes, secrets: secretBytes), as: UTF8.self)
@@ -144,6 +142,17 @@ struct BodyRedactor: Sendable {
         }
         output.append(contentsOf: bytes[copied...])
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether `bytes` are JSON text as the redactor reads text, in UTF-8. The grammar first (no
+    /// objects built); what it refuses is asked of Foundation's parser, which reads a little
+    /// more (a byte-order mark) — but not text with a NUL byte: JSON in
+    /// UTF-8 has none (a string escapes it), and Foundation reads such bytes as UTF-16 or
+    /// UTF-32, whose structure is not the one the echo pass would keep valid.
+    static func isJSONText(_ bytes: [UInt8]) -> Bool {
+        if JSONSyntax.isValid(bytes) { return true }
+        guard !bytes.contains(0) else { return false }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil
     }
 
     /// Sensitive fields hidden by shape: JSON (one document or one per line), server-sent events

@@ -121,6 +121,27 @@ struct BodyRedactorTests {
         #expect(!Array(output.utf8).contains(Array("1\u{FFFD}".utf8)), "\(output)")
         #expect(!output.contains("v-value") && !output.contains("abcd-1234"), "\(output)")
     }
+
+    /// Found by the BodyRedactor fuzz target (2026-11-27, at 3,042,455 executions): text with
+    /// NUL bytes between its characters, ` \0"\0key\0=\0 \0"\0 `, which Foundation's parser
+    /// reads as UTF-16 (a JSON string), while the redactor reads it as the UTF-8 text it is, a
+    /// form field `key` whose value it hides. JSON is the text's own: with a NUL byte it is
+    /// not JSON (Courier's logs, HAR files and snippets show such a body as binary data anyway).
+    @Test func textWithANULByteIsNotJSONEvenWhereFoundationReadsItAsUTF16() throws {
+        let body = " \u{0}\"\u{0}key\u{0}=\u{0} \u{0}\"\u{0} "
+        // Foundation reads it: that is what made the fuzz target call it JSON.
+        #expect((try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed])) != nil)
+        #expect(!BodyRedactor.isJSONText(Array(body.utf8)))
+        // The same text in UTF-16 is JSON to Foundation, and not to the redactor.
+        let utf16 = try #require("{\"token\": \"abcd-1234\"}".data(using: .utf16LittleEndian))
+        #expect(!BodyRedactor.isJSONText(Array(utf16)))
+        // What the redactor does with the finding's text: the value of `key` is hidden.
+        let output = BodyRedactor(redaction: Redaction(), secrets: []).redact(body)
+        #expect(output.contains("key\u{0}=\(Redaction.placeholder)"), "\(Array(output.utf8))")
+        // JSON in UTF-8 still counts, with a byte-order mark too.
+        #expect(BodyRedactor.isJSONText(Array("{\"a\": [1, 2.5, null]}".utf8)))
+        #expect(BodyRedactor.isJSONText(Array("\u{FEFF}{\"a\": 1}".utf8)))
+    }
 }
 
 /// The redactor's echo search: every spelling of every secret found in one pass.
