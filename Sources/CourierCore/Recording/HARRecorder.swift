@@ -6,9 +6,10 @@ import Foundation
 ///
 /// Secrets are redacted as ``LoggingMiddleware`` redacts them, by default: sensitive header and
 /// cookie values, sensitive query values, URL userinfo, and secret-looking fields in text bodies
-/// become `<redacted>`. A recording can therefore be attached to a bug report or committed as a
-/// test fixture. ``HARReplayExecutor`` treats a recorded `<redacted>` query value as matching
-/// any value.
+/// become `<redacted>`. A body the redactor cannot read (text in another encoding than UTF-8,
+/// binary data holding one of the request's secret values) is left out, with a comment saying
+/// why. A recording can therefore be attached to a bug report or committed as a test fixture.
+/// ``HARReplayExecutor`` treats a recorded `<redacted>` query value as matching any value.
 ///
 /// ```swift
 /// let recorder = HARRecorder()
@@ -19,7 +20,10 @@ import Foundation
 public final class HARRecorder: Middleware {
     /// What to keep of request and response bodies.
     public enum Bodies: Sendable, Hashable {
-        /// Text bodies with secret-looking fields redacted; binary bodies in base64. The default.
+        /// Text bodies with secret-looking fields redacted; binary bodies in base64, unless they
+        /// hold one of the request's secret values (in UTF-8, UTF-16 or UTF-32) or are text in
+        /// an encoding other than UTF-8: those are left out, with a comment saying so. The
+        /// default.
         case redacted
         /// Bodies exactly as sent and received. Use only where no secret can be in a body.
         case verbatim
@@ -134,13 +138,15 @@ public final class HARRecorder: Middleware {
         policy.redaction = request.redaction.merging(redaction)
         let entry = HARConversion(
             redaction: policy.redaction, bodies: bodies, redactor: BodyRedactor(request: request, extra: redaction),
-            truncatedResponse: truncated
+            unreadable: UnreadableBodyCheck(request: request, extra: redaction), truncatedResponse: truncated
         )
         .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed)
         var annotated = entry
         if let chunks {
             annotated.response.content._chunks = chunks
-            annotated.response.content.comment = comment
+            // After the stream's own notes, any the conversion made (a body left out).
+            let notes = [comment, annotated.response.content.comment].compactMap { $0 }
+            annotated.response.content.comment = notes.isEmpty ? nil : notes.joined(separator: "; ")
         }
         recorded.withLock { $0.entries.append((order, annotated)) }
     }
@@ -152,6 +158,8 @@ struct HARConversion {
     var bodies: HARRecorder.Bodies
     /// Hides secrets in text bodies: the request's own names and values, not a fixed list.
     var redactor: BodyRedactor
+    /// Decides whether a body the redactor cannot read (not UTF-8 text) is kept in base64.
+    var unreadable: UnreadableBodyCheck
     /// Whether the response body is the start of a longer (streamed) one: its end may be the
     /// start of a secret, or a character cut in two.
     var truncatedResponse = false
@@ -184,11 +192,12 @@ struct HARConversion {
 
     func harResponse(_ response: Response) -> HAR.EntryResponse {
         let type = response.headers[.contentType] ?? ""
-        let (text, encoding) = content(response.body, type: type, truncated: truncatedResponse)
+        let (text, encoding, withheld) = content(response.body, type: type, truncated: truncatedResponse)
         var harResponse = HAR.EntryResponse(
             status: response.status, statusText: HTTPStatusText.phrase(for: response.status),
             headers: redacted(response.headers),
             content: HAR.Content(size: response.body.count, mimeType: type, text: text, encoding: encoding))
+        harResponse.content.comment = withheld
         harResponse.cookies = response.headers.values(for: .setCookie).compactMap(cookie(fromSetCookie:))
         return harResponse
     }
@@ -201,28 +210,35 @@ struct HARConversion {
 
     private func postData(_ body: Data, type: String?) -> HAR.PostData {
         let mimeType = type ?? ""
-        let (text, encoding) = content(body, type: mimeType)
+        let (text, encoding, withheld) = content(body, type: mimeType)
         var params: [HAR.Param] = []
         if let text, encoding == nil, MediaType(rawValue: mimeType).matches(.formURLEncoded) {
             params = Self.pairs(inQuery: Substring(text)).map { HAR.Param(name: $0.name, value: $0.value) }
         }
         var data = HAR.PostData(mimeType: mimeType, text: text ?? "", params: params, encoding: encoding)
         if bodies == .omitted { data.comment = "body of \(body.count) bytes not recorded" }
+        if let withheld { data.comment = withheld }
         return data
     }
 
     /// The body as HAR text: UTF-8 text (redacted unless verbatim), base64 for binary data, or
     /// nothing when bodies are omitted.
     /// A cut text body loses the character cut in two, rather than turn into base64 (which no
-    /// redaction reads).
-    private func content(_ body: Data, type: String, truncated: Bool = false) -> (text: String?, encoding: String?) {
-        guard bodies != .omitted, !body.isEmpty else { return (bodies == .omitted ? nil : "", nil) }
+    /// redaction reads). When redacting, a body the redactor cannot read is kept only where
+    /// ``UnreadableBodyCheck`` allows; otherwise it is left out, and `withheld` says why.
+    private func content(_ body: Data, type: String, truncated: Bool = false)
+        -> (text: String?, encoding: String?, withheld: String?)
+    {
+        guard bodies != .omitted, !body.isEmpty else { return (bodies == .omitted ? nil : "", nil, nil) }
         for cut in 0...(truncated ? min(3, body.count) : 0) {
             if let text = String(data: body.dropLast(cut), encoding: .utf8), !text.contains("\0") {
-                return (bodies == .redacted ? redactor.redact(text, truncated: truncated) : text, nil)
+                return (bodies == .redacted ? redactor.redact(text, truncated: truncated) : text, nil, nil)
             }
         }
-        return (body.base64EncodedString(), "base64")
+        if bodies == .redacted, let reason = unreadable.reasonToWithhold(body, type: type, truncated: truncated) {
+            return (nil, nil, "body of \(body.count) bytes not recorded: \(reason)")
+        }
+        return (body.base64EncodedString(), "base64", nil)
     }
 
     private func cookies(fromCookieHeader value: String) -> [HAR.Cookie] {
