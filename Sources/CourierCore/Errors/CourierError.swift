@@ -68,7 +68,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     public var cause: Cause
     /// A redacted copy of the request, when the failure belongs to one.
     public var request: Request?
-    /// The response, when one arrived.
+    /// The response, when one arrived. A header whose value echoes one of the request's
+    /// secrets prints as `<redacted>` (read its value with the subscript).
     public var response: Response?
     /// The error Courier wrapped (a `URLError`, a `DecodingError`, …), for diagnostics.
     ///
@@ -103,7 +104,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         self.cause = cause
         self.echoGuard = request.map { BodyRedactor(request: $0) }
         self.request = request?.redacted()
-        self.response = response
+        // Shown with its request: a header that echoes one of the request's secrets is hidden.
+        self.response = response?.hidingEchoes(of: request)
         self.underlyingError = underlyingError.map { Self.redacting($0, with: request?.redaction ?? .standard) }
     }
 

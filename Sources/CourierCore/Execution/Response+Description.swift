@@ -17,7 +17,7 @@ extension Response: CustomStringConvertible, CustomDebugStringConvertible, Custo
     /// The status line with the redacted URL, one line per header (secrets hidden), then `body`.
     static func describe(status: Int, url: URL?, headers: HTTPHeaders, body: String) -> String {
         var lines = ["\(status)\(url.map { " " + Request.redactedURLString($0) } ?? "")"]
-        lines.append(contentsOf: headers.map(\.description))
+        lines.append(contentsOf: headers.shownFields)
         lines.append(body)
         return lines.joined(separator: "\n")
     }
@@ -37,6 +37,6 @@ extension Response: CustomStringConvertible, CustomDebugStringConvertible, Custo
     }
 
     private var bodySummary: String {
-        "<\(body.count) bytes\(headers[.contentType].map { " of \($0)" } ?? "")>"
+        "<\(body.count) bytes\(headers.shownValue(of: .contentType).map { " of \($0)" } ?? "")>"
     }
 }

@@ -148,14 +148,16 @@ public struct LoggingMiddleware: Middleware {
     /// the cap is recognised whole and hidden), and a window that ends inside a secret hides
     /// what it holds of it. Whether the body is text or binary is judged on the window too.
     /// - Parameters:
+    ///   - request: The request of the exchange: a binary body's media type is shown unless it
+    ///     echoes one of its secrets.
     ///   - total: The body's whole size when `body` is only its start (a stream).
-    private func logged(_ body: Data, type: String?, redactor: BodyRedactor?, total: Int? = nil) -> String? {
+    private func logged(_ body: Data, type: String?, redactor: BodyRedactor?, request: Request, total: Int? = nil) -> String? {
         guard case .on(let maxBytes) = bodies, let redactor, !body.isEmpty else { return nil }
         let total = total ?? body.count
         let cap = max(0, maxBytes)
         let window = body.prefix(Self.window(forCap: cap))
         guard let text = Self.text(window), !text.contains("\0") else {
-            return "<\(total) bytes of binary data\(type.map { " (\($0))" } ?? "")>"
+            return "<\(total) bytes of binary data\(type.map { " (\(SecretEchoes(request: request, extra: redaction).shown($0)))" } ?? "")>"
         }
         let cut = total > window.count
         let redacted = redactor.redact(text, truncated: cut)
@@ -205,6 +207,12 @@ public struct LoggingMiddleware: Middleware {
             return event
         }
 
+        /// `response` as logged: header values that are sensitive, or that echo one of
+        /// `request`'s secrets, hidden (converted and searched only if the sink reads them).
+        func shown(_ response: Response, of request: Request) -> Response {
+            response.hidingEchoes(of: request, extra: redaction).redactingHeaders(with: redaction)
+        }
+
         /// The failure event for `error`.
         func failure(_ error: any Error, request: Request) -> Event {
             var event = Event(kind: .failure, request: redacted, error: CourierError.wrapping(error, request: request), duration: clock.now - start)
@@ -226,7 +234,7 @@ public struct LoggingMiddleware: Middleware {
         var sent = Event(kind: .request, request: exchange.redacted)
         sent.attempt = exchange.attempt
         sent.hop = exchange.hop
-        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor) }
+        sent.requestBody = request.body.flatMap { logged($0, type: request.headers[.contentType], redactor: redactor, request: request) }
         sink(sent)
         return exchange
     }
@@ -253,14 +261,14 @@ public struct LoggingMiddleware: Middleware {
             // Headers Foundation delivered are converted (and redacted) only if the sink reads them.
             var whole = streamed.head
             whole.body = body
-            var received = exchange.event(.response, head: whole.redactingHeaders(with: exchange.redaction))
+            var received = exchange.event(.response, head: exchange.shown(whole, of: request))
             if case .on = bodies {
-                received.responseBody = logged(body, type: streamed.headers[.contentType], redactor: exchange.redactor)
+                received.responseBody = logged(body, type: streamed.headers[.contentType], redactor: exchange.redactor, request: request)
             }
             sink(received)
             return streamed
         }
-        let head = streamed.head.redactingHeaders(with: exchange.redaction)
+        let head = exchange.shown(streamed.head, of: request)
         var received = exchange.event(.response, head: head)
         received.isStreamed = true
         sink(received)
@@ -271,7 +279,7 @@ public struct LoggingMiddleware: Middleware {
         let type = streamed.headers[.contentType]
         let sink = self.sink
         let logBody: @Sendable (Data, Int) -> String? = { [self] body, total in
-            logged(body, type: type, redactor: exchange.redactor, total: total)
+            logged(body, type: type, redactor: exchange.redactor, request: request, total: total)
         }
         var observed = streamed
         observed.body = streamed.body.observing(

@@ -138,7 +138,7 @@ public final class HARRecorder: Middleware {
         policy.redaction = request.redaction.merging(redaction)
         let entry = HARConversion(
             redaction: policy.redaction, bodies: bodies, redactor: BodyRedactor(request: request, extra: redaction),
-            unreadable: UnreadableBodyCheck(request: request, extra: redaction), truncatedResponse: truncated
+            echoes: SecretEchoes(request: request, extra: redaction), truncatedResponse: truncated
         )
         .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed)
         var annotated = entry
@@ -158,8 +158,11 @@ struct HARConversion {
     var bodies: HARRecorder.Bodies
     /// Hides secrets in text bodies: the request's own names and values, not a fixed list.
     var redactor: BodyRedactor
+    /// The request's secret values, hidden where a response header echoes them, and looked for
+    /// in bodies the redactor cannot read.
+    var echoes: SecretEchoes
     /// Decides whether a body the redactor cannot read (not UTF-8 text) is kept in base64.
-    var unreadable: UnreadableBodyCheck
+    var unreadable: UnreadableBodyCheck { UnreadableBodyCheck(echoes: echoes) }
     /// Whether the response body is the start of a longer (streamed) one: its end may be the
     /// start of a secret, or a character cut in two.
     var truncatedResponse = false
@@ -190,15 +193,20 @@ struct HARConversion {
         return harRequest
     }
 
+    /// The response as HAR records it: a header that echoes one of the request's secrets is
+    /// hidden like a sensitive one, and so is a cookie whose line echoes one.
     func harResponse(_ response: Response) -> HAR.EntryResponse {
         let type = response.headers[.contentType] ?? ""
         let (text, encoding, withheld) = content(response.body, type: type, truncated: truncatedResponse)
         var harResponse = HAR.EntryResponse(
             status: response.status, statusText: HTTPStatusText.phrase(for: response.status),
-            headers: redacted(response.headers),
-            content: HAR.Content(size: response.body.count, mimeType: type, text: text, encoding: encoding))
+            headers: redacted(echoes.marking(response.headers)),
+            content: HAR.Content(size: response.body.count, mimeType: echoes.shown(type), text: text, encoding: encoding))
         harResponse.content.comment = withheld
-        harResponse.cookies = response.headers.values(for: .setCookie).compactMap(cookie(fromSetCookie:))
+        harResponse.cookies = response.headers.values(for: .setCookie).compactMap { line in
+            echoes.occur(in: line)
+                ? HAR.Cookie(name: Redaction.placeholder, value: Redaction.placeholder) : cookie(fromSetCookie: line)
+        }
         return harResponse
     }
 

@@ -64,6 +64,15 @@ public struct HTTPHeaders: Sendable, Hashable, RandomAccessCollection, Expressib
         sensitiveNames.contains(field.name) ? "\(field.name.rawValue): \(Redaction.placeholder)" : field.description
     }
 
+    /// Each field as printed, one per line: values of sensitive names hidden.
+    var shownFields: [String] { fields.map(shown) }
+
+    /// The value for `name` as printed: ``Redaction/placeholder`` when the name is sensitive.
+    func shownValue(of name: HeaderName) -> String? {
+        guard let value = self[name] else { return nil }
+        return sensitiveNames.contains(name) || Redaction.standard.isSensitive(header: name) ? Redaction.placeholder : value
+    }
+
     public var startIndex: Int { fields.startIndex }
     public var endIndex: Int { fields.endIndex }
     public subscript(position: Int) -> Field { fields[position] }

@@ -5,7 +5,7 @@ extension StreamedResponse: CustomStringConvertible, CustomDebugStringConvertibl
     /// cookie, a credential or body bytes.
     public var description: String {
         Response.describe(
-            status: status, url: url, headers: headers, body: "<streaming body\(headers[.contentType].map { " of \($0)" } ?? "")>")
+            status: status, url: url, headers: headers, body: "<streaming body\(headers.shownValue(of: .contentType).map { " of \($0)" } ?? "")>")
     }
 
     /// The same as ``description``.
