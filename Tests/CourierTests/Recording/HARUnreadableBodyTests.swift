@@ -12,12 +12,31 @@ struct HARUnreadableBodyTests {
 
     /// `text` in the encodings a server may use where the redactor reads only UTF-8.
     static let encodings: [(String, @Sendable (String) -> Data)] = [
-        ("UTF-16LE", { Data($0.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }) }),
-        ("UTF-16BE", { Data($0.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }) }),
-        ("UTF-32LE", { Data($0.unicodeScalars.flatMap { s in (0..<4).map { UInt8((s.value >> (8 * $0)) & 0xFF) } }) }),
-        ("UTF-32BE", { Data($0.unicodeScalars.flatMap { s in (0..<4).reversed().map { UInt8((s.value >> (8 * $0)) & 0xFF) } }) }),
+        ("UTF-16LE", { utf16($0, bigEndian: false) }),
+        ("UTF-16BE", { utf16($0, bigEndian: true) }),
+        ("UTF-32LE", { utf32($0, bigEndian: false) }),
+        ("UTF-32BE", { utf32($0, bigEndian: true) }),
         ("UTF-8 after a NUL byte", { Data([0]) + Data($0.utf8) }),
     ]
+
+    static func utf16(_ text: String, bigEndian: Bool) -> Data {
+        var bytes: [UInt8] = []
+        for unit in text.utf16 {
+            let pair: [UInt8] = [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+            bytes += bigEndian ? pair.reversed() : pair
+        }
+        return Data(bytes)
+    }
+
+    static func utf32(_ text: String, bigEndian: Bool) -> Data {
+        var bytes: [UInt8] = []
+        for scalar in text.unicodeScalars {
+            var four: [UInt8] = []
+            for shift in [0, 8, 16, 24] { four.append(UInt8((scalar.value >> UInt32(shift)) & 0xFF)) }
+            bytes += bigEndian ? four.reversed() : four
+        }
+        return Data(bytes)
+    }
 
     static let utf8ThenAnInvalidByte: @Sendable (String) -> Data = { Data($0.utf8) + Data([0xFF]) }
     static let utf16WithAByteOrderMark: @Sendable (String) -> Data = { Data([0xFE, 0xFF]) + encodings[1].1($0) }
