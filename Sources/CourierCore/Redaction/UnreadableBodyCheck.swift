@@ -36,9 +36,11 @@ struct UnreadableBodyCheck: Sendable {
     /// text or of a text format, or with a `charset`; a byte order mark of UTF-16 or UTF-32; or
     /// JSON as Foundation reads it (it tells UTF-16 and UTF-32 from where the NUL bytes are).
     static func isText(_ bytes: [UInt8], type: String) -> Bool {
-        let parameters = HTTPSyntax.parts(of: type, separatedBy: UInt8(ascii: ";")).dropFirst()
-        if parameters.contains(where: { HTTPSyntax.asciiLowercased(HTTPSyntax.nameAndValue(of: $0).name) == "charset" }) {
-            return true
+        // Any charset but `binary` (which some servers send for data) says the body is text.
+        for parameter in HTTPSyntax.parts(of: type, separatedBy: UInt8(ascii: ";")).dropFirst() {
+            let (name, value) = HTTPSyntax.nameAndValue(of: parameter)
+            let charset = HTTPSyntax.asciiLowercased((value ?? "").replacingOccurrences(of: "\"", with: ""))
+            if HTTPSyntax.asciiLowercased(name) == "charset", charset != "binary" { return true }
         }
         let essence = MediaType(rawValue: type).essence
         let kind = essence.split(separator: "/", maxSplits: 1).first ?? ""

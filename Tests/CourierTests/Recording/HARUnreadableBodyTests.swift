@@ -121,7 +121,11 @@ struct HARUnreadableBodyTests {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D]) + Data((0..<256).map { UInt8($0) })
         // MP4 and many other formats start with NUL bytes: not text, though Foundation is asked.
         let mp4 = Data([0x00, 0x00, 0x00, 0x18]) + Data("ftypmp42".utf8) + Data(repeating: 0, count: 12)
-        for (type, data) in [("image/png", png), ("video/mp4", mp4), ("application/octet-stream", Data([0, 1, 2]))] {
+        let samples = [
+            ("image/png", png), ("video/mp4", mp4), ("application/octet-stream", Data([0, 1, 2])),
+            ("application/octet-stream; charset=binary", Data([0xFF, 0, 7])),
+        ]
+        for (type, data) in samples {
             let recorder = HARRecorder()
             _ = try await InMemoryExecutor { _ in .status(200, headers: [.contentType: type], body: data) }.with(recorder)
                 .send(Request.get |> baseURL(api) |> path("file") |> bearer(Self.token))
