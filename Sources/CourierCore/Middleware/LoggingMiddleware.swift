@@ -210,7 +210,7 @@ public struct LoggingMiddleware: Middleware {
         /// `response` as logged: header values that are sensitive, or that echo one of
         /// `request`'s secrets, hidden (converted and searched only if the sink reads them).
         func shown(_ response: Response, of request: Request) -> Response {
-            response.hidingEchoes(of: request, extra: redaction).redactingHeaders(with: redaction)
+            response.hidingEchoes(of: request, extra: redaction, redacting: redaction)
         }
 
         /// The failure event for `error`.

@@ -89,14 +89,22 @@ struct SecretEchoes: Sendable {
 extension Response {
     /// This response with every header that echoes one of `request`'s secret values marked
     /// sensitive (``SecretEchoes/marking(_:)``), for showing it with its request (an error, a
-    /// log, a recording). Nothing is searched until the headers are read: the search is made
-    /// then, and a transport's one-field lookup still answers without converting.
-    func hidingEchoes(of request: Request?, extra: Redaction = Redaction()) -> Response {
-        guard let request else { return self }
+    /// log, a recording), and with sensitive values replaced when `redaction` is given (as
+    /// ``redactingHeaders(with:)`` does, in the same one conversion). Nothing is searched until
+    /// the headers are read; without `redaction`, a transport's one-field lookup still answers
+    /// without converting.
+    func hidingEchoes(of request: Request?, extra: Redaction = Redaction(), redacting redaction: Redaction? = nil) -> Response {
+        guard let request else { return redaction.map(redactingHeaders) ?? self }
         var shown = self
         let original = self
-        let make: @Sendable () -> HTTPHeaders = { SecretEchoes(request: request, extra: extra).marking(original.headers) }
-        shown.headerStorage = .deferred(DeferredHeaders(make, field: { original.firstValue(of: $0) }))
+        let make: @Sendable () -> HTTPHeaders = {
+            let marked = SecretEchoes(request: request, extra: extra).marking(original.headers)
+            return redaction?.redacting(marked) ?? marked
+        }
+        // Redacted values are read from the conversion only; marked ones stay readable.
+        let lookup: @Sendable (HeaderName) -> String? = { original.firstValue(of: $0) }
+        let field = redaction == nil ? lookup : nil
+        shown.headerStorage = .deferred(DeferredHeaders(make, field: field))
         return shown
     }
 }
