@@ -121,15 +121,17 @@ public struct SoakReport: Sendable, CustomStringConvertible {
     /// The report as Markdown-friendly text.
     public var description: String {
         let seconds = Double(configuration.duration.components.seconds)
-        var lines = [
-            "soak: \(transport), \(Int(seconds)) s at concurrency \(configuration.concurrency), seed \(configuration.seed)",
-            "completed: \(totalCompleted) (\(String(format: "%.0f", Double(totalCompleted) / seconds))/s): "
-                + completed.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "),
-            "injected failures: " + (injected.isEmpty ? "none" : injected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
-            "unexpected failures: " + (unexpected.isEmpty ? "none" : unexpected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")),
-        ]
+        // One line at a time: an array literal of concatenations and closures costs the type
+        // checker over 100,000 solver scopes (the CI budget is per expression).
+        let perSecond = String(format: "%.0f", Double(totalCompleted) / seconds)
+        let byKind: String = completed.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
+        var lines: [String] = []
+        lines.append("soak: \(transport), \(Int(seconds)) s at concurrency \(configuration.concurrency), seed \(configuration.seed)")
+        lines.append("completed: \(totalCompleted) (\(perSecond)/s): \(byKind)")
+        lines.append("injected failures: \(Self.counts(injected))")
+        lines.append("unexpected failures: \(Self.counts(unexpected))")
         lines += examples.map { "  e.g. \($0)" }
-        if !notes.isEmpty { lines.append("notes: " + notes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")) }
+        if !notes.isEmpty { lines.append("notes: \(Self.counts(notes))") }
         let (window, counts) = throughput
         lines.append("throughput per \(Int(window)) s after the warm-up: " + counts.map(String.init).joined(separator: " "))
         lines.append("samples (s, RSS MiB, heap in use MiB, open files, threads, completed):")
@@ -144,6 +146,12 @@ public struct SoakReport: Sendable, CustomStringConvertible {
         )
         lines.append(passed ? "soak: \(transport) passed" : "soak: \(transport) FAILED: " + problems.joined(separator: "; "))
         return lines.joined(separator: "\n")
+    }
+
+    /// `"a 1, b 2"` in key order, or `"none"`.
+    private static func counts(_ counts: [String: Int]) -> String {
+        if counts.isEmpty { return "none" }
+        return counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 
     private func percent(_ fraction: Double) -> String { String(format: "%+.1f%%", fraction * 100) }
