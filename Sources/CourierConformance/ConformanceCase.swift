@@ -119,24 +119,6 @@ struct ConformanceContext: Sendable {
         throw failure("expected a CourierError, got success", line: line)
     }
 
-    /// Runs `body`, which must not time out, up to three times while it does: for a check that
-    /// a timer does not fire, on a machine that may stall. A timer that fires when it should not
-    /// fails every try; a stall of a loaded machine (two busy cores, ThreadSanitizer) does not
-    /// repeat. The third timeout fails the case.
-    func allowingStalls<Result>(
-        _ what: String, line: Int = #line, _ body: () async throws -> Result
-    ) async throws -> Result {
-        var timeouts = 0
-        while true {
-            do {
-                return try await body()
-            } catch let error as CourierError where error.isTimeout {
-                timeouts += 1
-                if timeouts == 3 { throw failure("\(what): timed out three times in a row: \(error)", line: line) }
-            }
-        }
-    }
-
     /// The failure of this case.
     func failure(_ message: String, line: Int = #line) -> ConformanceFailure {
         ConformanceFailure(description: "\(name): \(message) (CourierConformance, line \(line))")

@@ -8,7 +8,9 @@ import Testing
 
 /// Many transfers at once on two Swift concurrency threads: nothing the URLSession executor does
 /// may block one of them (a `resume()`, a body pipe's read, a semaphore), or transfers that need a
-/// thread to make progress wait for ones that hold it. Each test has a bound on time.
+/// thread to make progress wait for ones that hold it, for ever. Each test passes when every
+/// transfer finishes whole; a deadlock meets the test's time limit (two minutes, for transfers
+/// that take a second or two), which is there to end a hang, not to measure speed.
 @Suite("Integration: concurrency", .serialized)
 struct ConcurrencyTests {
     struct Received: Decodable { var length: Int }
@@ -30,7 +32,7 @@ struct ConcurrencyTests {
     func manySequenceUploadsAtOnceAllFinish() async throws {
         let executor = URLSessionExecutor(configuration: .ephemeral)
         let request = try StreamServer.request(.post) |> path("upload") |> timeout(60)
-        let took = try await together { _ in
+        _ = try await together { _ in
             let chunks = AsyncStream<Data> { continuation in
                 Task {
                     for _ in 0..<8 {
@@ -43,7 +45,6 @@ struct ConcurrencyTests {
             let received = try await executor.send(request |> upload(chunks) |> decode(Received.self))
             #expect(received.length == 8 * 16_384)
         }
-        #expect(took < .seconds(45))
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -53,24 +54,22 @@ struct ConcurrencyTests {
         try Data(repeating: 0x42, count: 200_000).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let request = try StreamServer.request(.post) |> path("upload") |> timeout(60)
-        let took = try await together { _ in
+        _ = try await together { _ in
             let received = try await executor.send(request |> upload(file) |> decode(Received.self))
             #expect(received.length == 200_000)
         }
-        #expect(took < .seconds(45))
     }
 
     @Test(.timeLimit(.minutes(2)))
     func manyStreamsAtOnceAllFinish() async throws {
         let executor = URLSessionExecutor(configuration: .ephemeral)
         let request = try StreamServer.request() |> path("bytes") |> query("size", 1 << 20) |> timeout(60)
-        let took = try await together { _ in
+        _ = try await together { _ in
             let response = try await executor.stream(request)
             var total = 0
             for try await chunk in response.body { total += chunk.count }
             #expect(total == 1 << 20)
         }
-        #expect(took < .seconds(45))
     }
 
     @Test(.timeLimit(.minutes(2)))

@@ -1,4 +1,5 @@
 import Courier
+import CourierConformance
 import Foundation
 import Testing
 
@@ -131,15 +132,25 @@ struct HTTPBinTests {
     }
 
     @Test func completionHandlerCancellation() async throws {
-        let resource = try HTTPBin.request() |> path("delay", 5) |> decodeData()
-        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Data, CourierError>, Never>) in
-            let handle = executor.send(resource) { done.resume(returning: $0) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { handle.cancel() }
+        // httpbin holds the answer at a gate: the handle is cancelled once the server has the
+        // request, and the call must end while the gate is still held (order, not a stopwatch).
+        let gate = ServerGate(httpbin: try HTTPBin.url(), executor: HTTPBin.executor())
+        let resource = gate.request() |> decodeData()
+        let handle = Box<CancellationHandle?>(nil)
+        let watcher = Task {
+            try await gate.waitUntilHeld()
+            while handle.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(5)) }
+            handle.withLock { $0?.cancel() }
         }
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Data, CourierError>, Never>) in
+            handle.withLock { $0 = executor.send(resource) { done.resume(returning: $0) } }
+        }
+        try await watcher.value
         guard case .failure(let error) = result, case .cancelled = error.cause else {
             Issue.record("unexpected \(result)")
             return
         }
+        #expect(try await gate.open() == .held)
     }
 
     @Test func callbackExecutorOverDataTask() async throws {

@@ -1,4 +1,5 @@
 import Courier
+import CourierConformance
 import Foundation
 import Testing
 
@@ -52,12 +53,15 @@ struct HardeningTests {
             _ = try await sender.send(shaped(try HTTPBin.request() |> path("redirect-to") |> query("url", "file:///etc/passwd")))
         }
         #expect(transportFailure(refused)?.kind == .redirectFailed)
-        // Cancellation ends the call.
-        let slow = Task { try await sender.send(shaped(try HTTPBin.request() |> path("delay", 3))) }
-        try await Task.sleep(for: .milliseconds(100))
+        // Cancellation ends the call, before the server answers: httpbin holds the answer at a
+        // gate until it is opened, and the call must end while the gate is still held.
+        let gate = ServerGate(httpbin: try HTTPBin.url(), executor: HTTPBin.executor())
+        let slow = Task { try await sender.send(shaped(gate.request())) }
+        try await gate.waitUntilHeld()
         slow.cancel()
         let cancelled = await expectCourierError { _ = try await slow.value }
         if case .cancelled = cancelled?.cause {} else { Issue.record("expected cancelled, got \(String(describing: cancelled))") }
+        #expect(try await gate.open() == .held)
     }
 
     // MARK: Integrity

@@ -5,14 +5,12 @@ extension ConformanceSuite {
     /// Deadlines and timeouts, on every kind of body.
     static let time: [ConformanceCase] = [
         ConformanceCase("time: a deadline ends a slow response", needs: [.timing]) { context in
-            let clock = ContinuousClock()
-            let start = clock.now
+            // The outcome decides, not a stopwatch: without a working deadline the answer
+            // arrives after 8 s as a 200, however fast or busy the machine.
             let error = try await context.error {
                 _ = try await context.executor().send(context.httpbin() |> path("delay", 8) |> deadline(1))
             }
             try context.expect(error.isTimeout, "got \(error)")
-            // Well before the 8 s answer, with room for a loaded machine (and ThreadSanitizer).
-            try context.expect(clock.now - start < .seconds(7), "the deadline of 1 s ended the call after \(clock.now - start)")
         },
         ConformanceCase("time: a deadline ends a streamed body that keeps arriving", needs: [.timing]) { context in
             let response = try await context.executor().stream(
@@ -21,21 +19,20 @@ extension ConformanceSuite {
             try context.expect(error.isTimeout, "got \(error)")
         },
         ConformanceCase("time: a deadline ends a drip that never trips the idle timeout") { context in
-            let clock = ContinuousClock()
-            let start = clock.now
+            // A byte a second under a 3 s idle timeout: only the 1.5 s deadline can end it (the
+            // drip would otherwise arrive whole after 8 s).
             let error = try await context.error {
                 _ = try await context.executor().send(
                     context.httpbin() |> path("drip") |> query("duration", 8) |> query("numbytes", 8) |> query("delay", 0) |> timeout(3)
                         |> deadline(1.5))
             }
             try context.expect(error.isTimeout, "got \(error)")
-            try context.expect(clock.now - start < .seconds(7), "ended after \(clock.now - start), the drip lasts 8 s")
         },
         ConformanceCase("time: a sub-second timeout is exact, buffered and streamed") { context in
             let executor = context.executor()
-            let quick = try await context.allowingStalls("a 50 ms answer under a 0.5 s timeout") {
-                try await executor.send(context.httpbin() |> path("delay", "0.05") |> timeout(0.5))
-            }
+            let quick = try await context.withoutServerSilence(
+                "a 50 ms answer under a 0.5 s timeout", context.httpbin() |> path("delay", "0.05") |> timeout(0.5)
+            ) { try await executor.send($0) }
             try context.expect(quick.status == 200, "a 50 ms answer under a 0.5 s timeout gave \(quick.status)")
             // An answer after 0.9 s under a 0.3 s timeout: a timeout rounded up to a whole second
             // would let it through, an exact one ends the call first. The outcome tells them
@@ -51,11 +48,13 @@ extension ConformanceSuite {
         ConformanceCase("time: a sub-second timeout counts time without data, buffered and streamed") { context in
             let executor = context.executor()
             // Six bytes over 1.2 s, one every 0.2 s: a 0.7 s idle timeout never fires, one that
-            // counted the whole call would fire every time.
+            // counted the whole call would fire every time. A timeout is judged by when the
+            // server wrote, not by this clock: hypercorn once queued the drip behind requests
+            // abandoned by earlier cases, and its head came too late three times in a row.
             let drip = context.httpbin() |> path("drip") |> query("duration", "1.2") |> query("numbytes", 6) |> query("delay", 0) |> timeout(0.7)
-            let buffered = try await context.allowingStalls("send") { try await executor.send(drip).body.count }
+            let buffered = try await context.withoutServerSilence("send", drip) { try await executor.send($0).body.count }
             try context.expect(buffered == 6, "send gave \(buffered) of 6 bytes")
-            let streamed = try await context.allowingStalls("stream") { try await executor.stream(drip).body.collect(upTo: 100).count }
+            let streamed = try await context.withoutServerSilence("stream", drip) { try await executor.stream($0).body.collect(upTo: 100).count }
             try context.expect(streamed == 6, "stream gave \(streamed) of 6 bytes")
         },
         ConformanceCase("time: huge timeouts and deadlines do not trap") { context in
@@ -70,28 +69,30 @@ extension ConformanceSuite {
     /// Cancelling the calling or reading task stops the transfer at once.
     static let cancellation: [ConformanceCase] = [
         ConformanceCase("cancellation: cancelling the task ends a request in flight", needs: [.timing]) { context in
+            // The server holds the head until the case opens its gate (or 60 s pass): the call
+            // must end while the gate is still held. A question of order, not of speed.
             let executor = context.executor()
-            let request = context.httpbin() |> path("delay", 8)
-            let clock = ContinuousClock()
-            let start = clock.now
-            let task = Task { try await executor.send(request) }
-            try await Task.sleep(for: .milliseconds(300))
+            let gate = ServerGate(httpbin: context.servers.httpbin, executor: context.executor())
+            let task = Task { try await executor.send(gate.request()) }
+            try await gate.waitUntilHeld()
             task.cancel()
             let error = try await context.error { _ = try await task.value }
             try context.expect(error.isCancellation, "got \(error)")
-            try context.expect(clock.now - start < .seconds(7), "ended after \(clock.now - start), the answer takes 8 s")
+            let state = try await gate.open()
+            try context.expect(state == .held, "the call ended only once the server answered (its gate was \(state.rawValue))")
         },
         ConformanceCase("cancellation: cancelling the reading task stops a stream at once", needs: [.timing]) { context in
-            let response = try await context.executor().stream(
-                context.httpbin() |> path("drip") |> query("numbytes", 10) |> query("duration", 10) |> query("delay", 0))
-            let reader = Task { try await response.body.collect(upTo: 100) }
-            try await Task.sleep(for: .milliseconds(300))
-            let clock = ContinuousClock()
-            let start = clock.now
+            // The head and 100 bytes, then the server holds the rest until the case opens its
+            // gate: the reader must end while the gate is still held.
+            let gate = ServerGate(httpbin: context.servers.httpbin, executor: context.executor())
+            let response = try await context.executor().stream(gate.request(head: 100))
+            let reader = Task { try await response.body.collect(upTo: 1000) }
+            try await gate.waitUntilHeld()
             reader.cancel()
             let error = try await context.error { _ = try await reader.value }
             try context.expect(error.isCancellation, "got \(error)")
-            try context.expect(clock.now - start < .seconds(5), "the reader ended \(clock.now - start) after the cancel; the drip lasts 10 s")
+            let state = try await gate.open()
+            try context.expect(state == .held, "the reader ended only once the body did (the server's gate was \(state.rawValue))")
         },
         ConformanceCase("cancellation: a stream a parser stops reaches the server as a disconnect") { context in
             // An event stream that never ends a line, at a pace the client keeps up with: the
@@ -146,13 +147,14 @@ extension ConformanceSuite {
                 let error = try await context.error { _ = try await call.value }
                 try context.expect(error.isCancellation, "got \(error)")
                 // A transport may let go a moment after the call returns (its task ends on a
-                // queue of its own): wait for that, bounded far above any scheduling delay.
+                // queue of its own): wait for that. The 120 s bound only keeps a leak from
+                // hanging the run; a release takes milliseconds, however busy the machine.
                 let clock = ContinuousClock()
                 let start = clock.now
-                while watched != nil, clock.now - start < .seconds(20) {
+                while watched != nil, clock.now - start < .seconds(120) {
                     try await Task.sleep(for: .milliseconds(20))
                 }
-                try context.expect(watched == nil, "call \(attempt + 1): the upload's progress object was still held 20 s after the call was cancelled")
+                try context.expect(watched == nil, "call \(attempt + 1): the upload's progress object was still held 120 s after the call was cancelled")
             }
         },
     ]
