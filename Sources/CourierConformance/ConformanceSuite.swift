@@ -27,7 +27,9 @@ public enum ConformanceSuite {
 
     /// An in-memory executor answering the httpbin paths the network-free cases use, the way
     /// httpbin does: `/status/{code}`, `/bytes/{n}`, `/stream-bytes/{n}`, `/basic-auth/{user}/{password}`,
-    /// `/delay/{seconds}` and `/drip`.
+    /// `/delay/{seconds}` and `/drip`; and the gate `scripts/httpbin_wsgi.py` adds
+    /// (`/courier/gate`, `/courier/open`, `/courier/writes`), which holds its answer for 60 s
+    /// unless opened first.
     /// - Returns: A new executor.
     public static func reference() -> InMemoryExecutor {
         let challenge: HTTPHeaders = ["WWW-Authenticate": #"Basic realm="Fake Realm""#]
@@ -49,6 +51,22 @@ public enum ConformanceSuite {
             .init(.get, "/delay/{seconds}") { _, parameters in
                 .status(200).delayed(by: .seconds(min(10, max(0, Double(parameters["seconds"] ?? "") ?? 0))))
             },
+            .init(.get, "/courier/gate") { request, _ in
+                let key = request.queryItems.first { $0.name == "key" }?.value ?? ""
+                ReferenceGates.hold(key)
+                guard let head = request.queryItems.first(where: { $0.name == "head" })?.value.flatMap(Int.init) else {
+                    return .status(200).delayed(by: ReferenceGates.limit)
+                }
+                let bytes = Data(repeating: UInt8(ascii: "*"), count: max(0, min(head, 1 << 20)))
+                return .stream([bytes, bytes], every: ReferenceGates.limit / 2)
+            },
+            .init(.get, "/courier/open") { request, _ in
+                .json(["was": ReferenceGates.open(request.queryItems.first { $0.name == "key" }?.value ?? "")])
+            },
+            .init(.get, "/courier/writes") { request, _ in
+                let held = ReferenceGates.isHeld(request.queryItems.first { $0.name == "key" }?.value ?? "")
+                return .json(ServerWrites(events: held ? [ServerWrites.Event(name: "held", at: 0)] : [], done: false))
+            },
             .init(.get, "/drip") { request, _ in
                 func number(_ name: String) -> Double? { request.queryItems.first { $0.name == name }?.value.flatMap(Double.init) }
                 let count = max(1, Int(number("numbytes") ?? 10))
@@ -56,5 +74,27 @@ public enum ConformanceSuite {
                 return .stream(Array(repeating: Data("*".utf8), count: count), every: .seconds(every))
             },
         ])
+    }
+}
+
+/// The reference executor's gates, shared by every executor ``ConformanceSuite/reference()``
+/// makes (a case's call and its watcher use two): when each was first held.
+enum ReferenceGates {
+    /// How long a gate holds unless opened, as the test server's does.
+    static let limit = Duration.seconds(60)
+    private static let held = Locked<[String: ContinuousClock.Instant]>([:])
+
+    static func hold(_ key: String) {
+        held.withLock { $0[key] = $0[key] ?? .now }
+    }
+
+    static func isHeld(_ key: String) -> Bool {
+        held.withLock { $0[key] != nil }
+    }
+
+    /// `held` when opened before its limit ran out, `released` after, `unknown` for no gate.
+    static func open(_ key: String) -> String {
+        guard let since = held.withLock({ $0.removeValue(forKey: key) }) else { return "unknown" }
+        return ContinuousClock.now - since < limit ? "held" : "released"
     }
 }
