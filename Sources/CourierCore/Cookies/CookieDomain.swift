@@ -3,32 +3,13 @@
 /// suffixes.
 ///
 /// **Public suffixes.** A server may not set a cookie for a domain that anyone can register
-/// under (`com`, `co.uk`, `github.io`): every site below it would receive it. Courier has no
-/// copy of the whole Public Suffix List (about 10,000 rules that change weekly); it uses a
-/// bounded rule instead, documented and the same everywhere:
-/// - every single-label domain (`com`, `dev`, `localhost`) is a public suffix;
-/// - so is a common registry label under a two-letter country code (`co.uk`, `com.au`,
-///   `ne.jp`, `gov.br`: the labels in ``registryLabels``);
-/// - and the hosting suffixes in ``hostingSuffixes`` (`github.io`, `herokuapp.com`, …).
-///
-/// Add your own (the full list, say) with ``CookieJar/Policy/publicSuffixes``. A cookie whose
-/// `Domain` is a public suffix is refused, unless the `Domain` is the request's own host, in
-/// which case it is kept for that host only (RFC 6265 §5.3 step 5).
+/// under (`com`, `co.uk`, `github.io`, `myshopify.com`): every site below it would receive it.
+/// Courier checks the whole Public Suffix List, compiled in (``PublicSuffixList``), with its
+/// wildcards and exceptions; add suffixes of your own (a private deployment's) with
+/// ``CookieJar/Policy/publicSuffixes``. A cookie whose `Domain` is a public suffix is refused,
+/// unless the `Domain` is the request's own host, in which case it is kept for that host only
+/// (RFC 6265 §5.3 step 5).
 enum CookieDomain {
-    /// Second-level labels that registries use under a country code (`co.uk`, `com.au`).
-    static let registryLabels: Set<String> = [
-        "ac", "co", "com", "edu", "go", "gob", "gouv", "gov", "govt", "ltd", "me", "mil", "ne", "net", "nhs", "nic", "nom", "or",
-        "org", "plc", "sch",
-    ]
-
-    /// Suffixes under which hosting services give each customer a name of their own.
-    static let hostingSuffixes: Set<String> = [
-        "github.io", "githubusercontent.com", "gitlab.io", "herokuapp.com", "appspot.com", "blogspot.com", "cloudfront.net",
-        "azurewebsites.net", "azurestaticapps.net", "netlify.app", "vercel.app", "pages.dev", "workers.dev", "web.app",
-        "firebaseapp.com", "fly.dev", "onrender.com", "glitch.me", "ngrok.io", "ngrok-free.app", "s3.amazonaws.com",
-        "elasticbeanstalk.com", "readthedocs.io", "now.sh", "surge.sh", "repl.co", "deno.dev",
-    ]
-
     /// `domain` lowercased, without a leading dot.
     static func canonical(_ domain: String) -> String {
         var lowered = domain.lowercased()
@@ -51,13 +32,13 @@ enum CookieDomain {
         return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
     }
 
-    /// Whether `domain` (canonical) is a public suffix by the rule above or is in `extra`.
+    /// Whether `domain` (canonical) is a public suffix by the list or is in `extra`. A
+    /// trailing dot (`com.`) names the same domain.
     static func isPublicSuffix(_ domain: String, extra: Set<String>) -> Bool {
-        if extra.contains(domain) || hostingSuffixes.contains(domain) { return true }
-        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        if labels.count <= 1 { return true }
-        if labels.count == 2, labels[1].count == 2, registryLabels.contains(String(labels[0])) { return true }
-        return false
+        var name = Substring(domain)
+        if name.hasSuffix("."), name.count > 1 { name = name.dropLast() }
+        if extra.contains(String(name)) { return true }
+        return PublicSuffixList.isPublicSuffix(name)
     }
 }
 
