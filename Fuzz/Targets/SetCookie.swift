@@ -4,8 +4,8 @@ import Foundation
 /// `Set-Cookie` fields into a jar. The first byte picks the URL that set them (http, https, an
 /// IP address, localhost, a registry's subdomain); the rest is one field per line. Rules checked
 /// beyond "no crash":
-/// - a refused field throws a `CookieRejection`; an accepted cookie has a token name, no control
-///   character, at most 4,096 bytes of name and value, a lowercase domain without a leading dot
+/// - a refused field throws a `CookieRejection`; an accepted cookie has a token name or none (a
+///   nameless value), no control character anywhere in its field, at most 4,096 bytes of name and value, a lowercase domain without a leading dot
 ///   that covers the host (the host itself when host-only), a path starting with `/`, `Secure`
 ///   only from https, and an expiry at most 400 days ahead;
 /// - the jar never holds more than its limits, and every cookie it would send goes to that URL;
@@ -74,8 +74,10 @@ private func checksPrintedForms(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> 
 
 private func check(_ cookie: Cookie, from url: URL, field: String) {
     let host = (url.host ?? "").lowercased()
-    require(!cookie.name.isEmpty && HTTPSyntax.isToken(cookie.name), "a name that is not a token: \(field.debugDescription)")
-    require(!(cookie.name + cookie.value).utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }, "a control character kept")
+    require(cookie.name.isEmpty || HTTPSyntax.isToken(cookie.name), "a name that is not a token: \(field.debugDescription)")
+    require(!cookie.name.isEmpty || !cookie.value.isEmpty, "a cookie with neither name nor value: \(field.debugDescription)")
+    // RFC 6265bis: a control character anywhere in the field, attributes included, voids it.
+    require(!field.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }, "a field with a control character kept")
     require(cookie.name.utf8.count + cookie.value.utf8.count <= 4096, "a cookie over 4,096 bytes")
     // Leading bytes, not Characters: "." or "/" with a combining mark after it is another Character.
     require(cookie.domain == cookie.domain.lowercased() && cookie.domain.utf8.first != UInt8(ascii: "."), "a domain not canonical: \(cookie.domain)")
@@ -86,7 +88,8 @@ private func check(_ cookie: Cookie, from url: URL, field: String) {
         require(!CookieDomain.isPublicSuffix(cookie.domain, extra: []), "a cookie for the public suffix \(cookie.domain)")
     }
     require(cookie.path.utf8.first == UInt8(ascii: "/"), "a path without a slash: \(cookie.path.debugDescription)")
-    require(!cookie.secure || url.scheme == "https", "Secure from \(url.scheme ?? "")")
+    // A secure origin: https, or loopback (RFC 6265bis).
+    require(!cookie.secure || url.scheme == "https" || host == "localhost" || host == "127.0.0.1", "Secure from \(url.absoluteString)")
     if let expires = cookie.expires { require(expires <= now.addingTimeInterval(Cookie.maximumLifetime), "an expiry past 400 days") }
 }
 

@@ -5,7 +5,8 @@ extension Cookie {
     /// agent must before storing it ([RFC 6265 §5.2–5.3](https://www.rfc-editor.org/rfc/rfc6265#section-5.2),
     /// with the parts of RFC 6265bis clients implement).
     ///
-    /// Strict where it matters: the name must be a token, no control characters, at most
+    /// Strict where it matters: the name must be a token or empty (a field without `=` is a
+    /// nameless value, RFC 6265bis §5.6), no control character anywhere in the field, at most
     /// ``CookieJar/Policy/maximumCookieSize`` bytes of name and value; a `Domain` must cover the
     /// host and not be a public suffix; `Secure` and the `__Secure-`/`__Host-` prefixes need a
     /// secure URL. Lenient where servers differ: dates in any form RFC 6265 reads, unknown
@@ -24,20 +25,36 @@ extension Cookie {
         // Split on bytes, never on Characters: ";" or "=" followed by a combining mark is one
         // Character, and a Character search would read "a=1;\u{301} admin=1" as one value.
         let bytes = Array(setCookie.utf8)
+        // RFC 6265bis §5.6: a control character anywhere, attributes included, voids the field.
+        guard !bytes.contains(where: Self.isControl) else { throw .controlCharacter }
         let pairEnd = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
         let pair = bytes[..<pairEnd]
-        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { throw .noNameValuePair }
-        let name = HTTPSyntax.trimmed(pair[..<equals])
-        let value = HTTPSyntax.trimmed(pair[(equals + 1)...])
-        guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else { throw .invalidName }
-        guard !value.utf8.contains(where: Self.isControl) else { throw .controlCharacter }
+        // Without "=", the pair is a value with an empty name (RFC 6265bis §5.6); a name and
+        // value both empty is no cookie.
+        let equals = pair.firstIndex(of: UInt8(ascii: "="))
+        let name = equals.map { HTTPSyntax.trimmed(pair[..<$0]) } ?? ""
+        let value = HTTPSyntax.trimmed(equals.map { pair[($0 + 1)...] } ?? pair)
+        guard !name.isEmpty || !value.isEmpty else { throw .noNameValuePair }
+        // Kept from RFC 6265 rather than 6265bis, on purpose: a name must be a token (or empty),
+        // because servers read the Cookie field by RFC 6265's grammar (`cookie-name = token`);
+        // a name with a space, a quote or a non-ASCII letter would be misread there, and a
+        // rejection now tells the caller why, where a misread cookie later would not.
+        guard name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else { throw .invalidName }
         guard name.utf8.count + value.utf8.count <= policy.maximumCookieSize else { throw .tooLarge(limit: policy.maximumCookieSize) }
+        // A nameless cookie may not pose as a prefixed one: `__Host-x` alone would be sent as the
+        // name and value `__Host-x`, without the prefix's guarantees (RFC 6265bis §5.7).
+        if name.isEmpty {
+            let lowered = HTTPSyntax.asciiLowercased(value)
+            guard !lowered.hasPrefix("__secure-"), !lowered.hasPrefix("__host-") else { throw .prefixRequirementsUnmet }
+        }
 
         let attributes = Attributes(bytes[pairEnd...], now: now)
         var domain = target.host
         var hostOnly = true
-        if let named = attributes.domain {
-            guard named.utf8.allSatisfy({ $0 < 0x80 }), !named.isEmpty else { throw .invalidDomain }
+        // The last Domain attribute decides; an empty one makes the cookie host-only (RFC 6265bis
+        // §5.7 step 8), as if none was given.
+        if let named = attributes.domain, !named.isEmpty {
+            guard named.utf8.allSatisfy({ $0 < 0x80 }) else { throw .invalidDomain }
             if CookieDomain.isPublicSuffix(named, extra: policy.publicSuffixes) {
                 guard named == target.host else { throw .publicSuffix }
             } else {
@@ -50,7 +67,7 @@ extension Cookie {
         if attributes.secure && !target.isSecure { throw .secureFromInsecureOrigin }
         let lowered = name.lowercased()
         if lowered.hasPrefix("__secure-") && !(attributes.secure && target.isSecure) { throw .prefixRequirementsUnmet }
-        if lowered.hasPrefix("__host-") && !(attributes.secure && target.isSecure && attributes.domain == nil && attributes.path == "/") {
+        if lowered.hasPrefix("__host-") && !(attributes.secure && target.isSecure && (attributes.domain ?? "").isEmpty && attributes.path == "/") {
             throw .prefixRequirementsUnmet
         }
         self.init(
@@ -90,8 +107,9 @@ extension Cookie {
                         maxAge = seconds <= 0 ? Date(timeIntervalSince1970: 0) : now.addingTimeInterval(Swift.min(TimeInterval(seconds), Cookie.maximumLifetime))
                     }
                 case "domain":
-                    // An empty Domain is ignored (RFC 6265bis §5.6.3).
-                    if !value.isEmpty { domain = CookieDomain.canonical(value) }
+                    // Kept even when empty: the last Domain attribute decides, and an empty one
+                    // means host-only (RFC 6265bis §5.6.3, §5.7).
+                    domain = CookieDomain.canonical(value)
                 case "path":
                     path = value.hasPrefix("/") ? value : nil
                 case "secure":
@@ -132,38 +150,52 @@ extension Cookie {
 }
 
 extension CookieJar {
-    /// The cookies in one `Set-Cookie` field value that may hold several joined by commas, as
-    /// URLSession (which joins repeated fields) hands them over.
+    /// The cookies in one `Set-Cookie` field value that holds several joined by commas, as a
+    /// transport that joins repeated fields hands them over (URLSession does: the URLSession
+    /// transport splits them with this before anything else sees them; a transport that hands
+    /// fields over apart must never split).
     ///
-    /// A comma starts a new cookie only when what follows it, up to the next `=`, `;` or `,`,
-    /// is a token followed by `=`: the comma in `Expires=Wed, 21 Oct 2037 07:28:00 GMT` does
-    /// not. Every transport's fields go through this, so a jar stores the same cookies whatever
-    /// sent them.
+    /// Every comma separates two fields except the one inside an `Expires` date
+    /// (`Expires=Wed, 21 Oct 2037 07:28:00 GMT`): a cookie's value may not hold a comma
+    /// (RFC 6265's `cookie-octet`), so in a joined field a comma elsewhere is where the transport
+    /// joined two. An invalid field next to a valid one stays apart from it: `a=b` then `=`
+    /// arrive as `a=b, =` and split into `a=b` (stored) and `=` (refused), not one cookie `a`
+    /// whose value is `b, =`.
     /// - Parameter value: A `Set-Cookie` field value.
-    /// - Returns: Each cookie's `Set-Cookie` string; `[value]` when nothing was joined.
+    /// - Returns: Each field, trimmed, empty ones left out; `[value]` when nothing was joined.
     public static func splitJoinedSetCookie(_ value: String) -> [String] {
         let bytes = Array(value.utf8)
         guard bytes.contains(UInt8(ascii: ",")) else { return value.isEmpty ? [] : [value] }
         var parts: [String] = []
         var start = 0
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: ","), startsCookie(bytes, at: index + 1) {
+        var attributeStart = 0
+        var dateCommaSeen = false
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: ";"):
+                attributeStart = index + 1
+                dateCommaSeen = false
+            case UInt8(ascii: ","):
+                if !dateCommaSeen, isExpiresValue(bytes[attributeStart..<index]) {
+                    dateCommaSeen = true
+                    continue
+                }
                 parts.append(String(decoding: bytes[start..<index], as: UTF8.self))
                 start = index + 1
+                attributeStart = index + 1
+                dateCommaSeen = false
+            default:
+                continue
             }
-            index += 1
         }
         parts.append(String(decoding: bytes[start...], as: UTF8.self))
         return parts.map(HTTPSyntax.trimmed).filter { !$0.isEmpty }
     }
 
-    /// Whether `bytes` from `start` hold optional blanks, a token and `=`.
-    private static func startsCookie(_ bytes: [UInt8], at start: Int) -> Bool {
-        var index = start
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
-        let tokenStart = index
-        while index < bytes.count, HTTPSyntax.isTokenByte(bytes[index]) { index += 1 }
-        return index > tokenStart && index < bytes.count && bytes[index] == UInt8(ascii: "=")
+    /// Whether `attribute` is the start of an `Expires` attribute's value (`Expires=Wed`): its
+    /// name, blanks trimmed and in any letter case, is `expires`, and a value has begun.
+    private static func isExpiresValue(_ attribute: ArraySlice<UInt8>) -> Bool {
+        guard let equals = attribute.firstIndex(of: UInt8(ascii: "=")) else { return false }
+        return HTTPSyntax.asciiLowercased(HTTPSyntax.trimmed(attribute[..<equals])) == "expires"
     }
 }

@@ -103,15 +103,18 @@ public struct Cookie: Sendable, Hashable, Codable {
         return hostMatches && CookiePath.path(target.path, matches: path)
     }
 
-    /// What identifies a cookie in a jar: a new one with the same name, domain and path
-    /// replaces it.
+    /// What identifies a cookie in a jar: a new one with the same name, domain, host-only flag
+    /// and path replaces it (RFC 6265bis §5.7). The flag keeps a host's own cookie apart from
+    /// one a sibling subdomain sets for the parent domain: `sid=x; Domain=example.com` from
+    /// `www.example.com` cannot replace `example.com`'s host-only `sid`.
     struct Key: Hashable, Sendable {
         var name: String
         var domain: String
+        var hostOnly: Bool
         var path: String
     }
 
-    var key: Key { Key(name: name, domain: domain, path: path) }
+    var key: Key { Key(name: name, domain: domain, hostOnly: hostOnly, path: path) }
 }
 
 extension Cookie: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -157,6 +160,38 @@ struct CookieTarget: Sendable {
         self.isIP = CookieDomain.isIPAddress(host)
         let path = url.path(percentEncoded: true)
         self.path = path.isEmpty ? "/" : path
-        self.isSecure = scheme == "https" || scheme == "wss"
+        // RFC 6265bis §5.8.3 (after Secure Contexts): loopback counts as a secure origin, so a
+        // server on http://localhost keeps the Secure cookies it sets during local development.
+        self.isSecure = scheme == "https" || scheme == "wss" || Self.isLoopback(host, isIP: isIP)
+    }
+
+    /// Whether `host` (lowercase, IPv6 without brackets) is this machine: `localhost` and names
+    /// under it, 127.0.0.0/8, `::1`.
+    static func isLoopback(_ host: String, isIP: Bool) -> Bool {
+        if !isIP { return host == "localhost" || host.hasSuffix(".localhost") }
+        if host.contains(":") { return isIPv6Loopback(host) }
+        return host.hasPrefix("127.")
+    }
+
+    /// Whether `host` is `::1` in any spelling (`0:0:0:0:0:0:0:1`, `0::1`): eight groups once
+    /// `::` is expanded, every one zero but the last, which is 1.
+    private static func isIPv6Loopback(_ host: String) -> Bool {
+        let halves = host.split(separator: "::", maxSplits: 1, omittingEmptySubsequences: false)
+        func groups(_ text: Substring) -> [UInt16]? {
+            if text.isEmpty { return [] }
+            var values: [UInt16] = []
+            for group in text.split(separator: ":", omittingEmptySubsequences: false) {
+                guard (1...4).contains(group.utf8.count), let value = UInt16(group, radix: 16) else { return nil }
+                values.append(value)
+            }
+            return values
+        }
+        guard let head = groups(halves[0]) else { return false }
+        var all = head
+        if halves.count == 2 {
+            guard let tail = groups(halves[1]), head.count + tail.count < 8 else { return false }
+            all += Array(repeating: 0, count: 8 - head.count - tail.count) + tail
+        }
+        return all.count == 8 && all.dropLast().allSatisfy { $0 == 0 } && all.last == 1
     }
 }

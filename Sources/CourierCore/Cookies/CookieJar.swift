@@ -28,9 +28,9 @@ public struct CookieJar: Sendable, Hashable, Codable {
         public var maximumCookiesPerDomain: Int
         /// The most cookies the jar holds; 3,000 by default.
         public var maximumCookies: Int
-        /// Domains to treat as public suffixes beyond Courier's built-in rule (see
-        /// ``Cookie/init(setCookie:from:at:policy:)``): for example entries of the Public
-        /// Suffix List, lowercase, without a leading dot.
+        /// Domains to treat as public suffixes beyond the Public Suffix List Courier carries
+        /// (see ``Cookie/init(setCookie:from:at:policy:)``): a private deployment's shared
+        /// domains, lowercase, without a leading dot. Saved with the jar, so keep it short.
         public var publicSuffixes: Set<String>
 
         /// Creates a policy; negative limits count as `0`.
@@ -62,6 +62,14 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// The latest ``Cookie/created`` given, for the same reason: the `Cookie` field lists
     /// cookies of one path length oldest first.
     private var latestCreation = Date.distantPast
+    /// Every store and use of a cookie, oldest first: the least recently used cookie is the first
+    /// entry whose time is still its cookie's ``Cookie/lastAccess`` (a later use made the others
+    /// stale). Eviction at the jar's limit reads it from the front instead of looking at every
+    /// cookie, so storing at the limit costs what storing below it does. Not compared or saved.
+    private var uses = UseOrder()
+    /// The earliest expiry of a stored cookie, or later (a removed cookie's): expired cookies
+    /// are looked for only once it has passed.
+    private var earliestExpiry: Date?
 
     /// Creates a jar.
     /// - Parameters:
@@ -87,12 +95,12 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// Whether the jar holds no cookie.
     public var isEmpty: Bool { count == 0 }
 
-    /// Stores what a response's `Set-Cookie` fields set, field by field, as RFC 6265 §5.3
-    /// says: a cookie replaces the one with its name, domain and path (keeping its creation
-    /// time), an expired one deletes it, and a refused one changes nothing.
+    /// Stores what a response's `Set-Cookie` fields set, field by field, as RFC 6265bis §5.7
+    /// says: a cookie replaces the one with its name, domain, host-only flag and path (keeping
+    /// its creation time), an expired one deletes it, and a refused one changes nothing.
     ///
-    /// A field that holds several cookies joined by commas (URLSession joins repeated fields)
-    /// is split first: see ``splitJoinedSetCookie(_:)``.
+    /// Each value is one field, as RFC 6265 reads it: a comma in it is part of it. (A transport
+    /// that joins repeated fields splits them before this: ``splitJoinedSetCookie(_:)``.)
     /// - Parameters:
     ///   - values: The `Set-Cookie` field values.
     ///   - url: The URL of the request the response answered (the hop, on a redirect).
@@ -101,7 +109,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
     @discardableResult
     public mutating func store(setCookie values: [String], from url: URL, at now: Date) -> [CookieRejection] {
         var rejections: [CookieRejection] = []
-        for value in values.flatMap(Self.splitJoinedSetCookie) {
+        for value in values {
             do {
                 let cookie = try Cookie(setCookie: value, from: url, at: now, policy: policy)
                 try insert(cookie, secureOrigin: CookieTarget(url)?.isSecure ?? false, at: now)
@@ -114,8 +122,8 @@ public struct CookieJar: Sendable, Hashable, Codable {
 
     /// Stores a cookie made in code (not from a server), replacing the one with its name,
     /// domain and path; an expired cookie removes that one. A cookie that could not go in a
-    /// `Cookie` field (a name that is not a token, a control character or `;` in its value, no
-    /// domain, a path without `/`) is not stored.
+    /// `Cookie` field (a name that is not a token, neither a name nor a value, a control
+    /// character or `;` in its value, no domain, a path without `/`) is not stored.
     /// - Parameters:
     ///   - cookie: The cookie.
     ///   - now: The current time, for expiry and eviction.
@@ -128,8 +136,10 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// token name, no control character in its value, a domain and a path. Others are left out
     /// (a saved jar edited by hand cannot put a line break into a request).
     static func isSendable(_ cookie: Cookie) -> Bool {
-        !cookie.name.isEmpty && cookie.name.utf8.allSatisfy(HTTPSyntax.isTokenByte) && !cookie.domain.isEmpty
+        (!cookie.name.isEmpty || !cookie.value.isEmpty) && cookie.name.utf8.allSatisfy(HTTPSyntax.isTokenByte) && !cookie.domain.isEmpty
             && cookie.path.hasPrefix("/") && !cookie.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F || $0 == UInt8(ascii: ";") }
+            // A nameless value that holds "=" would be read back as a name and a value.
+            && !(cookie.name.isEmpty && cookie.value.utf8.contains(UInt8(ascii: "=")))
     }
 
     /// The storage rules after parsing (RFC 6265 §5.3 steps 11–12, RFC 6265bis §5.7).
@@ -182,7 +192,9 @@ public struct CookieJar: Sendable, Hashable, Codable {
                     count -= 1
                     changed = true
                 } else if cookie.matches(target) {
-                    bucket[key]?.lastAccess = use(at: now)
+                    let used = use(at: now)
+                    bucket[key]?.lastAccess = used
+                    uses.append(key, at: used)
                     changed = true
                     found.append(cookie)
                 }
@@ -201,27 +213,35 @@ public struct CookieJar: Sendable, Hashable, Codable {
     public mutating func cookieHeader(for url: URL, at now: Date) -> String? {
         let cookies = cookies(for: url, at: now)
         guard !cookies.isEmpty else { return nil }
-        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        // A nameless cookie goes as its value alone (RFC 6265bis §5.8.3).
+        return cookies.map { $0.name.isEmpty ? $0.value : "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
     /// Removes every cookie that has expired at `now`.
     /// - Parameter now: The current time.
     public mutating func removeExpired(at now: Date) {
-        for (domain, bucket) in domains {
-            let kept = bucket.filter { !$0.value.isExpired(at: now) }
-            count -= bucket.count - kept.count
-            domains[domain] = kept.isEmpty ? nil : kept
-        }
+        removeAll { $0.isExpired(at: now) }
     }
 
     /// Removes the cookies `shouldRemove` picks.
     /// - Parameter shouldRemove: Whether to remove a cookie.
     public mutating func removeAll(where shouldRemove: (Cookie) throws -> Bool) rethrows {
+        var earliest: Date?
         for (domain, bucket) in domains {
-            let kept = try bucket.filter { try !shouldRemove($0.value) }
+            var kept = bucket
+            for (key, cookie) in bucket {
+                if try shouldRemove(cookie) {
+                    kept[key] = nil
+                } else if let expires = cookie.expires, expires < earliest ?? .distantFuture {
+                    earliest = expires
+                }
+            }
+            // Only the domains that lost a cookie are written back.
+            guard kept.count != bucket.count else { continue }
             count -= bucket.count - kept.count
             domains[domain] = kept.isEmpty ? nil : kept
         }
+        earliestExpiry = earliest
     }
 
     /// This jar without its session cookies (those with no expiry), as it should be when the
@@ -260,7 +280,10 @@ public struct CookieJar: Sendable, Hashable, Codable {
     private mutating func put(_ cookie: Cookie) {
         if cookie.lastAccess > latestUse { latestUse = cookie.lastAccess }
         if cookie.created > latestCreation { latestCreation = cookie.created }
+        if let expires = cookie.expires, expires < earliestExpiry ?? .distantFuture { earliestExpiry = expires }
         if domains[cookie.domain, default: [:]].updateValue(cookie, forKey: cookie.key) == nil { count += 1 }
+        uses.append(cookie.key, at: cookie.lastAccess)
+        if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.values)) }
     }
 
     private mutating func remove(_ key: Cookie.Key) {
@@ -282,15 +305,59 @@ public struct CookieJar: Sendable, Hashable, Codable {
             }
         }
         if count > policy.maximumCookies {
-            removeExpired(at: now)
+            if let earliestExpiry, earliestExpiry <= now { removeExpired(at: now) }
             while count > policy.maximumCookies {
-                guard let oldest = Self.leastRecentlyUsed(domains.values.lazy.flatMap(\.values), sparing: keeping) else { break }
-                remove(oldest.key)
+                guard let oldest = uses.leastRecentlyUsed(in: domains, sparing: keeping) else { break }
+                remove(oldest)
             }
         }
         if count > policy.maximumCookies || (domains[domain]?.count ?? 0) > policy.maximumCookiesPerDomain {
             // A limit of 0: not even the new cookie stays.
             remove(keeping)
+        }
+    }
+
+    /// Keys in the order of their uses, for eviction: an array read from a moving front.
+    private struct UseOrder: Sendable {
+        private var entries: [(at: Date, key: Cookie.Key)] = []
+        private var front = 0
+
+        mutating func append(_ key: Cookie.Key, at time: Date) {
+            entries.append((time, key))
+        }
+
+        /// Whether stale entries outnumber live cookies enough to rebuild (amortized: a rebuild
+        /// costs what the appends since the last one did).
+        func needsCompacting(liveCount: Int) -> Bool {
+            entries.count - front > 2 * liveCount + 1024
+        }
+
+        /// One entry per cookie, by last use.
+        mutating func rebuild(from cookies: some Sequence<Cookie>) {
+            entries = cookies.map { ($0.lastAccess, $0.key) }.sorted { $0.at < $1.at }
+            front = 0
+        }
+
+        /// The least recently used cookie's key other than `sparing`, taken off the front;
+        /// entries of removed cookies and of cookies used again since are dropped on the way.
+        mutating func leastRecentlyUsed(in domains: [String: [Cookie.Key: Cookie]], sparing: Cookie.Key) -> Cookie.Key? {
+            var spared: (at: Date, key: Cookie.Key)?
+            defer { if let spared { entries.append(spared) } }
+            while front < entries.count {
+                let entry = entries[front]
+                front += 1
+                guard let cookie = domains[entry.key.domain]?[entry.key], cookie.lastAccess == entry.at else { continue }
+                if entry.key == sparing {
+                    spared = entry
+                    continue
+                }
+                if front > 4096, front * 2 > entries.count {
+                    entries.removeFirst(front)
+                    front = 0
+                }
+                return entry.key
+            }
+            return nil
         }
     }
 

@@ -10,9 +10,10 @@ import Foundation
 /// ``HARReplayExecutor``) has anyway.
 ///
 /// The jar's cookies go after any `Cookie` field the request already has, in one field
-/// (RFC 6265 §5.4). Refused `Set-Cookie` fields are ignored, as RFC 6265 says; the store's
-/// ``CookieStore/store(setCookie:from:)`` reports why when you call it yourself. Works the
-/// same under `send`, `stream` and `download`: it reads the head only.
+/// (RFC 6265 §5.4). Refused `Set-Cookie` fields are ignored, as RFC 6265 says, and told to
+/// `rejected` when you pass it (a cookie your server sets that never comes back is otherwise
+/// hard to see): send them to your log. Works the same under `send`, `stream` and `download`:
+/// it reads the head only.
 ///
 /// Transports keep no cookies of their own: this is the only jar.
 ///
@@ -25,12 +26,19 @@ import Foundation
 public struct CookieMiddleware: Middleware {
     /// The store it reads and fills.
     public let store: CookieStore
+    /// Told of each `Set-Cookie` field the jar refused: why, and the host that sent it.
+    public let rejected: (@Sendable (CookieRejection, _ host: String) -> Void)?
 
     /// Creates the middleware.
-    /// - Parameter store: The store to read and fill; share one between executors to share
-    ///   their cookies.
-    public init(_ store: CookieStore) {
+    /// - Parameters:
+    ///   - store: The store to read and fill; share one between executors to share their
+    ///     cookies.
+    ///   - rejected: Told of each refused `Set-Cookie` field: why (``CookieRejection`` never
+    ///     holds the cookie's value) and the host that sent it. For a log:
+    ///     `CookieMiddleware(store) { why, host in logger.notice("cookie from \(host) refused: \(why)") }`.
+    public init(_ store: CookieStore, rejected: (@Sendable (CookieRejection, _ host: String) -> Void)? = nil) {
         self.store = store
+        self.rejected = rejected
     }
 
     /// Adds the store's cookies for the request's URL, sends it, and stores the response's
@@ -55,7 +63,11 @@ public struct CookieMiddleware: Middleware {
         }
         let response = try await next(request)
         if response.head.firstValue(of: .setCookie) != nil, let target = url ?? request.url {
-            store.store(setCookie: response.headers.values(for: .setCookie), from: target)
+            let rejections = store.store(setCookie: response.headers.values(for: .setCookie), from: target)
+            if let rejected, !rejections.isEmpty {
+                let host = target.host(percentEncoded: true) ?? ""
+                for rejection in rejections { rejected(rejection, host) }
+            }
         }
         return response
     }

@@ -55,13 +55,21 @@ struct SetCookieTests {
     }
 
     @Test(arguments: [
-        ("noequals", CookieRejection.noNameValuePair),
-        ("=value", .invalidName),
+        ("", CookieRejection.noNameValuePair),
+        ("=", .noNameValuePair),
+        (" = ; Path=/", .noNameValuePair),
         ("na me=1", .invalidName),
         ("naïve=1", .invalidName),
         ("a=b\u{0}c", .controlCharacter),
         ("a=b\u{7F}", .controlCharacter),
         ("a=line\nbreak", .controlCharacter),
+        // RFC 6265bis §5.6: a control character in an attribute voids the whole field too.
+        ("a=1; Path=/\u{1}x", .controlCharacter),
+        ("a=1; Domain=example.com\u{7F}", .controlCharacter),
+        ("a=1; Unknown=\u{0}", .controlCharacter),
+        // A nameless cookie may not pose as a prefixed one.
+        ("__Host-sid", .prefixRequirementsUnmet),
+        ("__SECURE-x; Secure", .prefixRequirementsUnmet),
     ])
     func aMalformedFieldIsRefused(field: String, rejection: CookieRejection) {
         #expect(throws: rejection) { try parse(field) }
@@ -185,10 +193,38 @@ struct SetCookieTests {
         ("a=1, b=2", ["a=1", "b=2"]),
         ("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT, b=2; Path=/", ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT", "b=2; Path=/"]),
         ("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT", ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT"]),
-        ("a=x,y", ["a=x,y"]),
+        // A comma outside an Expires date is where a transport joined two fields (a value may
+        // not hold one): an invalid field stays apart from the valid one before it.
+        ("a=x,y", ["a=x", "y"]),
+        ("a=b, =", ["a=b", "="]),
+        ("a=1; expires=Wednesday, 21-Oct-37 07:28:00 GMT, b=2", ["a=1; expires=Wednesday, 21-Oct-37 07:28:00 GMT", "b=2"]),
+        ("a=1; Path=/, b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT, c=3", ["a=1; Path=/", "b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT", "c=3"]),
         ("", []),
     ])
     func aFieldOfJoinedCookiesIsSplitWhereANewCookieStarts(field: String, cookies: [String]) {
         #expect(CookieJar.splitJoinedSetCookie(field) == cookies)
+    }
+
+    /// A field with no "=" is a value with an empty name (RFC 6265bis §5.6), sent back as the
+    /// value alone.
+    @Test func aNamelessCookieIsKeptAndSentAsItsValue() throws {
+        let cookie = try parse("justavalue; Path=/")
+        #expect(cookie.name.isEmpty && cookie.value == "justavalue")
+        let named = try parse("=other; Path=/")
+        #expect(named.name.isEmpty && named.value == "other")
+        var jar = CookieJar()
+        jar.store(setCookie: ["justavalue; Path=/", "a=1; Path=/"], from: Self.https, at: Self.now)
+        #expect(jar.cookieHeader(for: Self.https, at: Self.now) == "justavalue; a=1")
+    }
+
+    /// The last Domain attribute decides, and an empty one means host-only (RFC 6265bis §5.7):
+    /// `Domain=example.com; Domain=` does not reach the parent domain.
+    @Test func anEmptyLastDomainMakesTheCookieHostOnly() throws {
+        let cookie = try parse("a=1; Domain=example.com; Domain=")
+        #expect(cookie.hostOnly && cookie.domain == "www.example.com")
+        let parent = try parse("a=1; Domain=; Domain=example.com")
+        #expect(!parent.hostOnly && parent.domain == "example.com")
+        // And a __Host- cookie may carry an empty Domain: it stays host-only.
+        #expect(try parse("__Host-a=1; Secure; Path=/; Domain=").hostOnly)
     }
 }
