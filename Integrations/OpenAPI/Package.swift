@@ -15,6 +15,8 @@ let package = Package(
     dependencies: [
         .package(name: "courier", path: "../.."),
         .package(name: "courier-http-types", path: "../HTTPTypes"),
+        // Tests only: the generated client over the other transport too.
+        .package(name: "courier-async-http-client", path: "../AsyncHTTPClient"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
@@ -37,6 +39,7 @@ let package = Package(
             dependencies: [
                 "CourierOpenAPI",
                 .product(name: "Courier", package: "courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "courier-async-http-client"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

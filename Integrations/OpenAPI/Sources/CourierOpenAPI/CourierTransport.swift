@@ -70,7 +70,7 @@ public struct CourierTransport: ClientTransport {
     ///   - body: The request body, if any.
     ///   - baseURL: The server URL.
     ///   - operationID: The OpenAPI operation.
-    /// - Returns: The response head and its body (`nil` when empty).
+    /// - Returns: The response head and its body (`nil` for a response that can have none).
     /// - Throws: ``/Courier/CourierError``.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         var courierRequest = try await Self.request(
@@ -79,9 +79,13 @@ public struct CourierTransport: ClientTransport {
         let response = try await executor.stream(courierRequest, options: streamOptions)
         let head = try response.head.httpResponse()
         // A body that is complete with the head (a HEAD, 204, 304, Content-Length: 0) arrives in
-        // hand, empty: Courier settled it, so it is never handed over as a stream left unread.
+        // hand: Courier settled it, so it is never handed over as a stream left unread. Only a
+        // response that can have no body (to a HEAD, 1xx, 204, 304: RFC 9110 §6.4.1) gets none;
+        // `Content-Length: 0` is an empty body, which an operation declaring one must receive.
         if let data = response.body.bufferedData {
-            return (head, data.isEmpty ? nil : HTTPBody(data))
+            let status = head.status.code
+            let hasNoBody = request.method == .head || (100..<200).contains(status) || status == 204 || status == 304
+            return (head, hasNoBody && data.isEmpty ? nil : HTTPBody(data))
         }
         let length: HTTPBody.Length = response.expectedLength.map { .known($0) } ?? .unknown
         return (head, HTTPBody(response.body, length: length, iterationBehavior: .single))

@@ -1,4 +1,5 @@
 import Courier
+import CourierAsyncHTTPClient
 import CourierOpenAPI
 import Foundation
 import HTTPTypes
@@ -66,6 +67,25 @@ struct GeneratedClientTests {
         var total = 0
         for try await chunk in body { total += chunk.count }
         #expect(total == 70_000)
+    }
+
+    /// Found by a user: `200 OK` with `Content-Length: 0` for an operation whose response has a
+    /// binary body failed with "Missing required response body" once an empty complete body was
+    /// handed over as no body at all. An empty body a response declares is an empty body; only
+    /// HEAD, 1xx, 204 and 304 have none. On both network transports and in memory.
+    @Test(arguments: ["URLSession", "AsyncHTTPClient", "in-memory"])
+    func anEmptyBodyIsAnEmptyBodyNotAMissingOne(executor name: String) async throws {
+        let executor: any Executor =
+            switch name {
+            case "URLSession": URLSessionExecutor(configuration: .ephemeral)
+            case "AsyncHTTPClient": AsyncHTTPClientExecutor.shared
+            default: InMemoryExecutor { _ in .status(200, headers: ["Content-Type": "application/octet-stream", "Content-Length": "0"]) }
+            }
+        let client = Client(serverURL: name == "in-memory" ? try #require(URL(string: "https://api.test")) : try Self.httpbin(), transport: CourierTransport(executor))
+        let body = try await client.getBytes(path: .init(n: 0)).ok.body.binary
+        var total = 0
+        for try await chunk in body { total += chunk.count }
+        #expect(total == 0)
     }
 
     @Test func theInMemoryExecutorAnswersAGeneratedClient() async throws {
