@@ -42,10 +42,13 @@ extension Cookie {
         guard name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else { throw .invalidName }
         guard name.utf8.count + value.utf8.count <= policy.maximumCookieSize else { throw .tooLarge(limit: policy.maximumCookieSize) }
         // A nameless cookie may not pose as a prefixed one: `__Host-x` alone would be sent as the
-        // name and value `__Host-x`, without the prefix's guarantees (RFC 6265bis §5.7).
+        // name and value `__Host-x`, without the prefix's guarantees (RFC 6265bis §5.7). Nor may
+        // its value hold "=" (`=admin=1`), which a server would read back as a named cookie: a
+        // reason of Courier's, beyond 6265bis.
         if name.isEmpty {
             let lowered = HTTPSyntax.asciiLowercased(value)
             guard !lowered.hasPrefix("__secure-"), !lowered.hasPrefix("__host-") else { throw .prefixRequirementsUnmet }
+            guard !value.utf8.contains(UInt8(ascii: "=")) else { throw .invalidName }
         }
 
         let attributes = Attributes(bytes[pairEnd...], now: now)
