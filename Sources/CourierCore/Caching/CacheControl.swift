@@ -4,9 +4,11 @@ import Foundation
 /// ([RFC 9111 §5.2](https://www.rfc-editor.org/rfc/rfc9111#section-5.2)), as a cache reads them.
 ///
 /// Directive names compare case-insensitively; values may be tokens or quoted strings. A
-/// directive whose delta-seconds is not a number, or that appears twice with different values,
-/// reads as `0` (RFC 9111 §4.2.1: such a response is stale), so a malformed field never makes a
-/// response fresher than it is. Numbers too large for an `Int` read as `Int.max`.
+/// directive given more than once counts as its first occurrence (RFC 9111 §4.2.1 allows the
+/// first or "stale"). A delta-seconds that is not a number (`1.5`, `60s`, `'60'`), or a directive
+/// written with blanks before its `=` (outside the grammar), reads as `0`: such a response is
+/// stale (RFC 9111 §4.2.1), so a malformed field never makes a response fresher than it is.
+/// Numbers too large for an `Int` read as `Int.max`.
 public struct CacheControl: Sendable, Hashable {
     /// `max-age`: seconds a response stays fresh, or (request) the oldest response accepted.
     public var maxAge: Int?
@@ -44,13 +46,8 @@ public struct CacheControl: Sendable, Hashable {
     public init(_ values: [String]) {
         var seen: [String: String?] = [:]
         for value in values {
-            for (name, argument) in Self.directives(value) {
-                if let earlier = seen[name], earlier != argument {
-                    // Two different values: the most cautious reading.
-                    seen[name] = .some("0")
-                } else {
-                    seen[name] = .some(argument)
-                }
+            for (name, argument) in Self.directives(value) where seen[name] == nil {
+                seen[name] = .some(argument)
             }
         }
         func seconds(_ name: String) -> Int? {
@@ -93,8 +90,11 @@ public struct CacheControl: Sendable, Hashable {
             let nameStart = index
             while index < bytes.count, bytes[index] != UInt8(ascii: "="), bytes[index] != UInt8(ascii: ",") { index += 1 }
             let name = text(bytes[nameStart..<index]).lowercased()
+            // `max-age =60`: a blank before "=" is outside the grammar; the value is invalid.
+            let blankBeforeEquals = index > nameStart && index < bytes.count && isBlank(bytes[index - 1])
             var argument: String?
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
+                defer { if blankBeforeEquals { argument = "" } }
                 index += 1
                 while index < bytes.count, isBlank(bytes[index]) { index += 1 }
                 if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {

@@ -20,14 +20,16 @@ public enum CacheStatus: String, Sendable, Hashable {
 
     /// The `Cache-Status` member for this status: `hit` (with a negative `ttl` when served
     /// stale without asking the origin), `fwd=stale; fwd-status=304` when revalidated,
-    /// `fwd=stale; detail=…` when a stale one answered for a failed origin, `fwd=miss` otherwise.
-    func field(ttl: Int?, stored: Bool = false, detail: String? = nil) -> String {
+    /// `fwd=stale; detail=…` when a stale one answered for a failed origin; for a response from
+    /// the origin, `fwd=miss`, or `fwd=stale; fwd-status=N` when a stale stored response was
+    /// being revalidated and the origin sent a new one (RFC 9211 §2.2).
+    func field(ttl: Int?, stored: Bool = false, detail: String? = nil, replacedStale status: Int? = nil) -> String {
         var parts = [Self.cacheName]
         switch self {
         case .hit: parts.append("hit")
         case .stale: parts.append(detail == nil ? "hit" : "fwd=stale")
         case .revalidated: parts += ["fwd=stale", "fwd-status=304"]
-        case .miss: parts.append("fwd=miss")
+        case .miss: parts += status.map { ["fwd=stale", "fwd-status=\($0)"] } ?? ["fwd=miss"]
         }
         if let ttl { parts.append("ttl=\(ttl)") }
         if stored { parts.append("stored") }
@@ -45,7 +47,8 @@ public enum CacheStatus: String, Sendable, Hashable {
                 let ttl = parameters.first { $0.hasPrefix("ttl=") }.flatMap { Int($0.dropFirst(4)) }
                 return (ttl ?? 0) < 0 ? .stale : .hit
             }
-            if parameters.contains("fwd=stale") { return .stale }
+            // A stale response the origin replaced came from the origin: fetched, not served stale.
+            if parameters.contains("fwd=stale") { return parameters.contains { $0.hasPrefix("fwd-status=") } ? .miss : .stale }
             if parameters.contains(where: { $0.hasPrefix("fwd=") }) { return .miss }
         }
         return nil

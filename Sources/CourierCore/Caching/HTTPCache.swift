@@ -135,8 +135,9 @@ public struct HTTPCache: Middleware {
             return response
         }
         let headers = request.headers
-        if headers.contains(.ifNoneMatch) || headers.contains(.ifModifiedSince) || headers.contains(.range) || headers.contains(.ifRange) {
-            return try await next(request)
+        if headers.contains(.range) || headers.contains(.ifRange) { return try await next(request) }
+        if headers.contains(.ifNoneMatch) || headers.contains(.ifModifiedSince) {
+            return try await conditional(request, key: key, next: next)
         }
         let asked = CacheControl(headers.values(for: .cacheControl))
         var validate = asked.noCache
@@ -210,7 +211,7 @@ public struct HTTPCache: Middleware {
                 response.body.cancel()
                 return serve(entry, age: age, lifetime: lifetime, as: .stale, detail: "stale-if-error")
             }
-            return await kept(response, request: request, key: key, requestTime: requestTime)
+            return await kept(response, request: request, key: key, requestTime: requestTime, replacingStale: !fresh || said.noCache)
         } catch {
             // must-revalidate forbids a stale answer even offline (RFC 9111 §5.2.2.2).
             if !Task.isCancelled, !Self.isCancellation(error), staleIfError || (options.servesStaleWhenOffline && !mustRevalidate(said)) {
@@ -218,6 +219,51 @@ public struct HTTPCache: Middleware {
             }
             throw error
         }
+    }
+
+    /// A `GET` with the caller's own validators (`If-None-Match`, `If-Modified-Since`): answered
+    /// from a fresh stored response when the request may take one (RFC 9111 §4.3.2), with a
+    /// `304` when the condition says the caller's copy is current (RFC 9110 §13.2.2:
+    /// `If-None-Match` by weak comparison first, `If-Modified-Since` only without it), with the
+    /// stored `200` otherwise; sent on, its conditions untouched, when nothing fresh is stored.
+    private func conditional(_ request: Request, key: String, next: Next) async throws -> StreamedResponse {
+        let headers = request.headers
+        let asked = CacheControl(headers.values(for: .cacheControl))
+        let pragma = !headers.contains(.cacheControl) && headers.values(for: .pragma).contains { $0.lowercased().contains("no-cache") }
+        guard !asked.noCache, !pragma, request.cachePolicy != .reloadIgnoringLocalCacheData else { return try await next(request) }
+        await writes.wait(for: key)
+        let now = time.now
+        let stored = await store.responses(for: key).filter { Self.matchesVary($0, request: request) }
+        guard let entry = stored.max(by: { $0.responseTime < $1.responseTime }) else { return try await next(request) }
+        let said = CacheControl(entry.headers.values(for: .cacheControl))
+        let age = Self.currentAge(entry, now: now)
+        let lifetime = freshnessLifetime(entry, said: said)
+        guard !said.noCache, lifetime > age, asked.maxAge.map({ age <= TimeInterval($0) || said.immutable }) ?? true,
+            asked.minFresh.map({ lifetime - age >= TimeInterval($0) }) ?? true
+        else { return try await next(request) }
+        let response = serve(entry, age: age, lifetime: lifetime, as: .hit)
+        guard Self.isNotModified(entry, for: headers) else { return response }
+        // A 304 carries the fields a 200 would have had that describe the representation and
+        // its caching (RFC 9110 §15.4.5), no body.
+        var kept = HTTPHeaders()
+        for name in [HeaderName.cacheControl, .contentLocation, .date, .eTag, .expires, .vary, .lastModified, .age, .cacheStatus] {
+            for value in response.headers.values(for: name) { kept.add(name, value) }
+        }
+        return StreamedResponse(status: 304, headers: kept, url: response.url, body: ByteStream(Data()))
+    }
+
+    /// Whether `entry` is what the caller already has, by its conditions.
+    static func isNotModified(_ entry: CachedResponse, for headers: HTTPHeaders) -> Bool {
+        let tags = headers.values(for: .ifNoneMatch)
+        if !tags.isEmpty {
+            guard let stored = entry.headers[.eTag] else { return false }
+            let listed = tags.flatMap { HTTPSyntax.parts(of: $0, separatedBy: UInt8(ascii: ",")) }
+            return listed.contains { $0 == "*" || weakTag($0) == weakTag(stored) }
+        }
+        guard let since = headers[.ifModifiedSince].flatMap({ HTTPDate.parse($0) }),
+            let modified = (entry.headers[.lastModified] ?? entry.headers[.date]).flatMap({ HTTPDate.parse($0) })
+        else { return false }
+        return modified <= since
     }
 
     /// A `HEAD` answered with the head of a fresh stored `GET` response (RFC 9111 §4 lets a
@@ -265,11 +311,15 @@ public struct HTTPCache: Middleware {
     }
 
     /// `response`, marked, and stored (now if its body is in hand, as it passes otherwise) when
-    /// RFC 9111 §3 allows.
-    private func kept(_ response: StreamedResponse, request: Request, key: String, requestTime: Date) async -> StreamedResponse {
+    /// RFC 9111 §3 allows. `replacingStale`: it answered the revalidation of a stale stored
+    /// response (`Cache-Status: fwd=stale`), not a miss.
+    private func kept(_ response: StreamedResponse, request: Request, key: String, requestTime: Date, replacingStale: Bool = false) async
+        -> StreamedResponse
+    {
         var response = response
+        let forwarded = replacingStale ? response.status : nil
         guard storable(response, request: request) else {
-            response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil))
+            response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil, replacedStale: forwarded))
             return response
         }
         let responseTime = time.now
@@ -278,11 +328,11 @@ public struct HTTPCache: Middleware {
         let status = response.status
         if let data = response.body.inHand {
             guard data.count <= options.maximumEntrySize else {
-                response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil))
+                response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil, replacedStale: forwarded))
                 return response
             }
             await store.store(Self.entry(key, status, headers, data, varied, requestTime, responseTime))
-            response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil, stored: true))
+            response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil, stored: true, replacedStale: forwarded))
             return response
         }
         let limit = options.maximumEntrySize
@@ -300,7 +350,7 @@ public struct HTTPCache: Middleware {
                 guard case .complete = ending, let data = gathered.withLock({ $0 }) else { return }
                 writes.run(for: key) { await store.store(Self.entry(key, status, headers, data, varied, requestTime, responseTime)) }
             })
-        response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil))
+        response.headers.add(.cacheStatus, CacheStatus.miss.field(ttl: nil, replacedStale: forwarded))
         return response
     }
 
@@ -329,7 +379,15 @@ public struct HTTPCache: Middleware {
         let explicit =
             said.maxAge != nil || (options.mode == .shared && said.sharedMaxAge != nil) || response.headers.contains(.expires)
         if explicit || said.isPublic || (said.isPrivate && options.mode == .private) { return true }
-        return Self.heuristicallyCacheable.contains(status) && response.headers.contains(.lastModified) && options.maximumHeuristicLifetime > 0
+        // A heuristically cacheable status may be stored with no freshness at all (RFC 9111 §3):
+        // a 200 with only an ETag, or with `no-cache`, is kept stale and revalidated before it
+        // is used. One without a validator is kept only when something may serve it stale
+        // (`stale-if-error`, `stale-while-revalidate`, the offline policy); otherwise it could
+        // never answer a request.
+        guard Self.heuristicallyCacheable.contains(status) else { return false }
+        let headers = response.headers
+        if headers.contains(.eTag) || headers.contains(.lastModified) { return true }
+        return said.staleIfError != nil || said.staleWhileRevalidate != nil || options.servesStaleWhenOffline
     }
 
     /// Statuses whose responses may get heuristic freshness (RFC 9110 §15.1).
@@ -372,12 +430,23 @@ public struct HTTPCache: Middleware {
     /// The entry's age now (RFC 9111 §4.2.3).
     static func currentAge(_ entry: CachedResponse, now: Date) -> TimeInterval {
         let headers = entry.headers
-        let ageValue = headers[.age].flatMap { CacheControl.deltaSeconds($0.trimmingCharacters(in: .whitespaces)) }.map(TimeInterval.init) ?? 0
+        let ageValue = headers[.age].flatMap(ageSeconds).map(TimeInterval.init) ?? 0
         let dateValue = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
         let apparentAge = Swift.max(0, entry.responseTime.timeIntervalSince(dateValue))
         let responseDelay = Swift.max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
         let correctedInitialAge = Swift.max(apparentAge, Swift.min(ageValue, 1e12) + responseDelay)
         return correctedInitialAge + Swift.max(0, now.timeIntervalSince(entry.responseTime))
+    }
+
+    /// An `Age` field's seconds (RFC 9111 §5.1): the first member of a list; read cautiously
+    /// when malformed, as at least the whole seconds it starts with (`7200.5` or `7200s` is
+    /// 7200: a cache must not take a response for younger than it says); ignored without a
+    /// leading digit (`abc`, `-5`).
+    static func ageSeconds(_ value: String) -> Int? {
+        let first = HTTPSyntax.parts(of: value, separatedBy: UInt8(ascii: ",")).first ?? ""
+        let digits = first.utf8.prefix { $0 >= 0x30 && $0 <= 0x39 }
+        guard !digits.isEmpty else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self)) ?? Int.max
     }
 
     private func mustRevalidate(_ said: CacheControl) -> Bool {
@@ -422,7 +491,7 @@ public struct HTTPCache: Middleware {
     static func updated(_ entry: CachedResponse, with notModified: Response, requestTime: Date, responseTime: Date) -> CachedResponse {
         var headers = entry.headers
         let fresh = storedHeaders(notModified.headers)
-        for name in Set(fresh.map(\.name)) where name != .contentLength && name != .cacheStatus {
+        for name in Set(fresh.map(\.name)) where name != .contentLength && name != .cacheStatus && name != .contentEncoding {
             headers.remove(name)
             for value in fresh.values(for: name) { headers.add(name, value) }
         }
@@ -434,19 +503,34 @@ public struct HTTPCache: Middleware {
     }
 
     /// Fields a stored response does not keep: the connection's, the encoding the transport
-    /// undid, `Set-Cookie`, and any earlier `Cache-Status`.
+    /// undid, `Set-Cookie`, and any earlier `Cache-Status`. `Age` is kept: it is the age the
+    /// response already had when it arrived (RFC 9111 §4.2.3's `age_value`), which every later
+    /// age counts from; a served response gets its own.
     static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
         var kept = headers
         let connection = headers.values(for: HeaderName(rawValue: "Connection"))
             .flatMap { HTTPSyntax.parts(of: $0, separatedBy: UInt8(ascii: ",")) }.filter { !$0.isEmpty }.map { HeaderName(rawValue: $0) }
         for name in connection + Self.unstoredFields { kept.remove(name) }
+        if wasDecoded(headers.values(for: .contentEncoding)) { kept.remove(.contentEncoding) }
         return kept
     }
 
     static let unstoredFields: [HeaderName] = [
         "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Transfer-Encoding", "Upgrade", "Trailer", "Proxy-Authenticate",
-        .contentEncoding, .setCookie, .cacheStatus, .age,
+        .setCookie, .cacheStatus,
     ]
+
+    /// The codings a transport undoes before the body reaches middleware (AsyncHTTPClient's
+    /// transport: `gzip` and `deflate`; URLSession: those, `br` and `zstd` through libcurl).
+    static let decodedCodings: Set<String> = ["gzip", "x-gzip", "deflate", "br", "zstd", "identity"]
+
+    /// Whether a body with these `Content-Encoding` values reached the cache decoded: every coding
+    /// named is one a transport undoes. A coding none knows (`Content-Encoding: x-custom`) leaves
+    /// the body as the server sent it, and the stored response keeps the field that says so.
+    static func wasDecoded(_ values: [String]) -> Bool {
+        let codings = values.flatMap { HTTPSyntax.parts(of: $0, separatedBy: UInt8(ascii: ",")) }.map(HTTPSyntax.asciiLowercased).filter { !$0.isEmpty }
+        return codings.allSatisfy(decodedCodings.contains)
+    }
 
     // MARK: Keys and Vary
 

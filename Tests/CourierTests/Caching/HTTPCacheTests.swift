@@ -334,6 +334,113 @@ struct HTTPCacheTests {
         #expect(hit.headers[.contentEncoding] == nil && hit.headers[.setCookie] == nil && hit.headers["X-Hop"] == nil)
         #expect(hit.headers["X-Kept"] == "1" && hit.headers[.contentLength] == "5")
     }
+
+    // MARK: What a new user and an independent suite found (RFC 9111, by rule)
+
+    /// A `200` with only an `ETag`, or with `no-cache`, has no freshness but a validator: it is
+    /// stored, and the next request revalidates it instead of fetching it whole. Before, neither
+    /// was stored, and an app that looked cached was not.
+    @Test(arguments: [[:], ["Cache-Control": "no-cache"]] as [HTTPHeaders])
+    func aResponseWithAValidatorAndNoFreshnessIsStoredAndRevalidated(extra: HTTPHeaders) async throws {
+        origin.answer("/v") { request in
+            if request.headers[.ifNoneMatch] == "\"v1\"" { return .status(304, headers: ["ETag": "\"v1\""]) }
+            var headers = extra
+            headers.set(.eTag, "\"v1\"")
+            return .status(200, headers: headers, body: Data("body".utf8))
+        }
+        let cache = executor()
+        let first = try await get(cache, "/v")
+        #expect(first.cacheStatus == .miss && first.headers[.cacheStatus]?.contains("stored") == true)
+        let second = try await get(cache, "/v")
+        #expect(second.cacheStatus == .revalidated)
+        #expect(String(decoding: second.body, as: UTF8.self) == "body")
+        #expect(origin.last?.headers[.ifNoneMatch] == "\"v1\"")
+    }
+
+    @Test func aResponseWithNeitherFreshnessNorValidatorIsNotStored() async throws {
+        origin.answer("/plain") { _ in .status(200, body: Data("p".utf8)) }
+        let cache = executor()
+        _ = try await get(cache, "/plain")
+        let again = try await get(cache, "/plain")
+        #expect(again.cacheStatus == .miss && origin.hits == 2)
+        #expect(again.headers[.cacheStatus]?.contains("stored") != true)
+    }
+
+    /// A caller's own `If-None-Match` or `If-Modified-Since`, against a fresh stored response:
+    /// answered by the cache, `304` when the caller's copy is current and the stored `200`
+    /// otherwise (RFC 9111 §4.3.2). Before, every conditional request went to the origin.
+    @Test func aCallersConditionalRequestIsAnsweredFromAFreshStoredResponse() async throws {
+        let modified = HTTPDate.format(Self.start.addingTimeInterval(-3_600))
+        origin.answer("/c") { _ in .status(200, headers: ["Cache-Control": "max-age=60", "ETag": "W/\"c1\"", "Last-Modified": modified], body: Data("c".utf8)) }
+        let cache = executor()
+        _ = try await get(cache, "/c")
+        let current = try await get(cache, "/c", header("If-None-Match", "\"x\", \"c1\""))
+        #expect(current.status == 304 && current.body.isEmpty && current.cacheStatus == .hit)
+        #expect(current.headers[.eTag] == "W/\"c1\"" && current.headers[.cacheControl] == "max-age=60")
+        let other = try await get(cache, "/c", header("If-None-Match", "\"c2\""))
+        #expect(other.status == 200 && String(decoding: other.body, as: UTF8.self) == "c")
+        let since = try await get(cache, "/c", header("If-Modified-Since", modified))
+        #expect(since.status == 304)
+        let before = try await get(cache, "/c", header("If-Modified-Since", HTTPDate.format(Self.start.addingTimeInterval(-7_200))))
+        #expect(before.status == 200)
+        #expect(origin.hits == 1)
+        // Stale: the caller's conditions go to the origin as they are.
+        clock.advance(by: .seconds(61))
+        _ = try? await get(cache, "/c", header("If-None-Match", "\"c1\""))
+        #expect(origin.hits == 2 && origin.last?.headers[.ifNoneMatch] == "\"c1\"")
+    }
+
+    /// RFC 9211: a stale stored response the origin replaced on revalidation was forwarded as
+    /// stale, not as a miss.
+    @Test func aStaleResponseReplacedOnRevalidationSaysFwdStale() async throws {
+        let version = Locked(1)
+        origin.answer("/r") { _ in
+            let current = version.withLock { $0 }
+            return .status(200, headers: ["Cache-Control": "max-age=10", "ETag": "\"v\(current)\""], body: Data("v\(current)".utf8))
+        }
+        let cache = executor()
+        _ = try await get(cache, "/r")
+        version.withLock { $0 = 2 }
+        clock.advance(by: .seconds(11))
+        let replaced = try await get(cache, "/r")
+        #expect(String(decoding: replaced.body, as: UTF8.self) == "v2")
+        #expect(replaced.headers[.cacheStatus]?.contains("fwd=stale; fwd-status=200") == true)
+        #expect(replaced.cacheStatus == .miss)
+    }
+
+    /// `stale-if-error` on a response with no freshness of its own: stored (something may serve
+    /// it stale), then served for a 503 and for a connection that closed.
+    @Test func staleIfErrorServesAResponseWithNoFreshnessOfItsOwn() async throws {
+        let failure = Locked<Stub?>(nil)
+        origin.answer("/s") { _ in failure.withLock { $0 } ?? .status(200, headers: ["Cache-Control": "stale-if-error=600"], body: Data("s".utf8)) }
+        let cache = executor()
+        _ = try await get(cache, "/s")
+        failure.withLock { $0 = .status(503) }
+        let for503 = try await get(cache, "/s")
+        #expect(for503.status == 200 && for503.cacheStatus == .stale)
+        failure.withLock { $0 = .failure(URLError(.networkConnectionLost)) }
+        let forClosed = try await get(cache, "/s")
+        #expect(forClosed.status == 200 && forClosed.cacheStatus == .stale)
+    }
+
+    /// A coding no transport undoes stays on the stored response: its body is still encoded.
+    @Test func anUnknownContentEncodingIsKept() async throws {
+        origin.answer("/x") { _ in .status(200, headers: ["Cache-Control": "max-age=60", "Content-Encoding": "x-custom"], body: Data("raw".utf8)) }
+        let cache = executor()
+        _ = try await get(cache, "/x")
+        let hit = try await get(cache, "/x")
+        #expect(hit.cacheStatus == .hit && hit.headers[.contentEncoding] == "x-custom")
+        #expect(HTTPCache.wasDecoded(["gzip"]) && HTTPCache.wasDecoded(["GZIP, br"]) && !HTTPCache.wasDecoded(["gzip, x-custom"]))
+    }
+
+    /// `Age: 7200.0` on a response fresh for an hour: read as at least 7,200 s, so it is stale.
+    @Test func aMalformedAgeDoesNotMakeAResponseFresher() async throws {
+        origin.answer("/age") { _ in .status(200, headers: ["Cache-Control": "max-age=3600", "Age": "7200.0"], body: Data("a".utf8)) }
+        let cache = executor()
+        _ = try await get(cache, "/age")
+        let again = try await get(cache, "/age")
+        #expect(again.cacheStatus != .hit && origin.hits == 2)
+    }
 }
 
 @Suite("HTTP cache: Cache-Control and the memory store")
@@ -350,9 +457,24 @@ struct CacheControlTests {
         #expect(control.maxAge == 60 && control.isPublic && control.isPrivate)
     }
 
-    @Test(arguments: ["max-age=abc", "max-age=-1", "max-age=1.5", "max-age=", "max-age=60, max-age=120"])
-    func aMalformedOrConflictingAgeReadsAsStale(field: String) {
+    @Test(arguments: ["max-age=abc", "max-age=-1", "max-age=1.5", "max-age=60s", "max-age=", "max-age =60", "max-age= 60x", "max-age='60'"])
+    func aMalformedAgeReadsAsStale(field: String) {
         #expect(CacheControl([field]).maxAge == 0)
+    }
+
+    /// A directive given twice counts as its first occurrence (RFC 9111 §4.2.1), on one line or
+    /// two.
+    @Test func aRepeatedDirectiveCountsAsItsFirst() {
+        #expect(CacheControl(["max-age=60, max-age=120"]).maxAge == 60)
+        #expect(CacheControl(["max-age=120", "max-age=60"]).maxAge == 120)
+        #expect(CacheControl(["max-age=1.5, max-age=60"]).maxAge == 0)
+    }
+
+    /// `Age` (RFC 9111 §5.1): the first member of a list; a malformed value read as at least the
+    /// whole seconds it starts with, never as younger; one with no leading digit ignored.
+    @Test(arguments: [("7200", 7200), ("7200.0", 7200), ("7200s", 7200), ("7200, 0", 7200), (" 30 ", 30), ("abc", nil), ("-7200", nil), ("", nil)] as [(String, Int?)])
+    func anAgeFieldIsReadCautiously(field: String, seconds: Int?) {
+        #expect(HTTPCache.ageSeconds(field) == seconds)
     }
 
     @Test func aHugeAgeSaturates() {
