@@ -28,8 +28,9 @@ Each path is one way a hostile or broken server can answer:
                      and /gzip adds Cache-Control: max-age=60.
   /set-cookies       200 with Set-Cookie fields a client must refuse or bound: 200 cookies for one
                      host, cookies for another site's domain and a public suffix, Secure over
-                     http, a broken __Host- prefix, a 5,000-byte and a 16 KiB value, malformed
-                     pairs; then two good ones (good=1 with an Expires date, plain=2)
+                     http (kept on loopback, a secure origin by RFC 6265bis), a broken __Host-
+                     prefix, a 5,000-byte and a 16 KiB value, a name that is not a token, two
+                     nameless values; then two good ones (good=1 with an Expires date, plain=2)
 Usage: python3 hostile_server.py PORT
 """
 import gzip
