@@ -1,7 +1,7 @@
 import Courier
 import Foundation
 
-// CourierBenchmarks [--url http://127.0.0.1:PORT] [--runs N] [--huge URL] [--profile KIND --count N] [--cache [--url U]]
+// CourierBenchmarks [--url http://127.0.0.1:PORT] [--runs N] [--huge URL] [--profile KIND --count N] [--cache [--url U]] [--cookies]
 // Prints a Markdown table: Courier vs its hand-written twin, measured in the same run.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -54,6 +54,10 @@ do {
         if let base = option("--url") {
             print(try await CacheBenchmarks.revalidation(base: base, runs: runs, iterations: option("--iterations").flatMap(Int.init) ?? 500).row())
         }
+        exit(0)
+    }
+    if arguments.contains("--cookies") {
+        print(try CookieBenchmarks.storeAtTheCap(runs: runs, iterations: option("--iterations").flatMap(Int.init) ?? 1_000).row())
         exit(0)
     }
     if arguments.contains("--memory-loop") {
