@@ -34,9 +34,11 @@ import Foundation
 /// abandoned) and not longer than ``Options/maximumEntrySize``.
 ///
 /// **Where it runs.** Around each hop (``Exchange/eachHop(_:)``): a permanent redirect is
-/// cached like any response. Requests with their own validators or a `Range` pass through
-/// untouched, as do methods other than `GET`; a `HEAD` is answered with the head of a fresh
-/// stored `GET` response, and sent on otherwise.
+/// cached like any response. A request with its own validators (`If-None-Match`,
+/// `If-Modified-Since`) is answered from a fresh stored response (a `304` when the caller's copy
+/// is current), one for a single byte `Range` with a `206` cut from a fresh stored complete
+/// response; methods other than `GET` pass through; a `HEAD` is answered with the head of a
+/// fresh stored `GET` response, and sent on otherwise.
 ///
 /// Each response says where it came from (``CacheStatus``, read from the `Cache-Status` field
 /// it adds, [RFC 9211](https://www.rfc-editor.org/rfc/rfc9211)), so logs and metrics see it.
@@ -90,8 +92,8 @@ public struct HTTPCache: Middleware {
     public let backgroundRevalidation: (any Executor)?
     /// How the cache behaves.
     public let options: Options
-    private let time: WallTime
-    private let writes = PendingWrites()
+    let time: WallTime
+    let writes = PendingWrites()
 
     /// Creates a cache.
     /// - Parameters:
@@ -135,7 +137,8 @@ public struct HTTPCache: Middleware {
             return response
         }
         let headers = request.headers
-        if headers.contains(.range) || headers.contains(.ifRange) { return try await next(request) }
+        if headers.contains(.range) { return try await ranged(request, key: key, next: next) }
+        if headers.contains(.ifRange) { return try await next(request) }
         if headers.contains(.ifNoneMatch) || headers.contains(.ifModifiedSince) {
             return try await conditional(request, key: key, next: next)
         }
@@ -228,20 +231,7 @@ public struct HTTPCache: Middleware {
     /// stored `200` otherwise; sent on, its conditions untouched, when nothing fresh is stored.
     private func conditional(_ request: Request, key: String, next: Next) async throws -> StreamedResponse {
         let headers = request.headers
-        let asked = CacheControl(headers.values(for: .cacheControl))
-        let pragma = !headers.contains(.cacheControl) && headers.values(for: .pragma).contains { $0.lowercased().contains("no-cache") }
-        guard !asked.noCache, !pragma, request.cachePolicy != .reloadIgnoringLocalCacheData else { return try await next(request) }
-        await writes.wait(for: key)
-        let now = time.now
-        let stored = await store.responses(for: key).filter { Self.matchesVary($0, request: request) }
-        guard let entry = stored.max(by: { $0.responseTime < $1.responseTime }) else { return try await next(request) }
-        let said = CacheControl(entry.headers.values(for: .cacheControl))
-        let age = Self.currentAge(entry, now: now)
-        let lifetime = freshnessLifetime(entry, said: said)
-        guard !said.noCache, lifetime > age, asked.maxAge.map({ age <= TimeInterval($0) || said.immutable }) ?? true,
-            asked.minFresh.map({ lifetime - age >= TimeInterval($0) }) ?? true
-        else { return try await next(request) }
-        let response = serve(entry, age: age, lifetime: lifetime, as: .hit)
+        guard let (entry, response) = await freshStoredAnswer(for: request, key: key) else { return try await next(request) }
         guard Self.isNotModified(entry, for: headers) else { return response }
         // A 304 carries the fields a 200 would have had that describe the representation and
         // its caching (RFC 9110 §15.4.5), no body.
@@ -250,6 +240,29 @@ public struct HTTPCache: Middleware {
             for value in response.headers.values(for: name) { kept.add(name, value) }
         }
         return StreamedResponse(status: 304, headers: kept, url: response.url, body: ByteStream(Data()))
+    }
+
+    /// The stored response that may answer `request` as it is, fresh (a hit), and that answer:
+    /// none when the request asks to skip or revalidate (`no-cache`, `Pragma: no-cache`, a
+    /// reloading cache policy), nothing is stored for its `Vary` fields, or the stored one is
+    /// stale, `no-cache`, older than the request's `max-age` or fresh for less than its
+    /// `min-fresh`.
+    func freshStoredAnswer(for request: Request, key: String) async -> (CachedResponse, StreamedResponse)? {
+        let headers = request.headers
+        let asked = CacheControl(headers.values(for: .cacheControl))
+        let pragma = !headers.contains(.cacheControl) && headers.values(for: .pragma).contains { $0.lowercased().contains("no-cache") }
+        guard !asked.noCache, !pragma, request.cachePolicy != .reloadIgnoringLocalCacheData else { return nil }
+        await writes.wait(for: key)
+        let now = time.now
+        let stored = await store.responses(for: key).filter { Self.matchesVary($0, request: request) }
+        guard let entry = stored.max(by: { $0.responseTime < $1.responseTime }) else { return nil }
+        let said = CacheControl(entry.headers.values(for: .cacheControl))
+        let age = Self.currentAge(entry, now: now)
+        let lifetime = freshnessLifetime(entry, said: said)
+        guard !said.noCache, lifetime > age, asked.maxAge.map({ age <= TimeInterval($0) || said.immutable }) ?? true,
+            asked.minFresh.map({ lifetime - age >= TimeInterval($0) }) ?? true
+        else { return nil }
+        return (entry, serve(entry, age: age, lifetime: lifetime, as: .hit))
     }
 
     /// Whether `entry` is what the caller already has, by its conditions.
@@ -269,23 +282,10 @@ public struct HTTPCache: Middleware {
     /// A `HEAD` answered with the head of a fresh stored `GET` response (RFC 9111 §4 lets a
     /// `GET` response serve a `HEAD`), or sent on; its answer is not stored.
     private func head(_ request: Request, key: String, url: URL, next: Next) async throws -> StreamedResponse {
-        let asked = CacheControl(request.headers.values(for: .cacheControl))
-        let pragma = !request.headers.contains(.cacheControl) && request.headers.values(for: .pragma).contains { $0.lowercased().contains("no-cache") }
-        guard !asked.noCache, !pragma, request.cachePolicy != .reloadIgnoringLocalCacheData else { return try await next(request) }
-        await writes.wait(for: key)
-        let now = time.now
-        let stored = await store.responses(for: key).filter { Self.matchesVary($0, request: request) }
-        if let entry = stored.max(by: { $0.responseTime < $1.responseTime }) {
-            let said = CacheControl(entry.headers.values(for: .cacheControl))
-            let age = Self.currentAge(entry, now: now)
-            let lifetime = freshnessLifetime(entry, said: said)
-            if !said.noCache, lifetime > age, asked.maxAge.map({ age <= TimeInterval($0) }) ?? true {
-                var response = serve(entry, age: age, lifetime: lifetime, as: .hit)
-                response.body = ByteStream(Data())
-                return response
-            }
-        }
-        return try await next(request)
+        guard let (_, answer) = await freshStoredAnswer(for: request, key: key) else { return try await next(request) }
+        var response = answer
+        response.body = ByteStream(Data())
+        return response
     }
 
     // MARK: Sending and storing
@@ -410,7 +410,7 @@ public struct HTTPCache: Middleware {
     // MARK: Freshness
 
     /// How long `entry` stays fresh (RFC 9111 §4.2.1), heuristics included (§4.2.2).
-    private func freshnessLifetime(_ entry: CachedResponse, said: CacheControl) -> TimeInterval {
+    func freshnessLifetime(_ entry: CachedResponse, said: CacheControl) -> TimeInterval {
         if options.mode == .shared, let shared = said.sharedMaxAge { return TimeInterval(shared) }
         if let maxAge = said.maxAge { return TimeInterval(maxAge) }
         let headers = entry.headers
@@ -420,9 +420,11 @@ public struct HTTPCache: Middleware {
             let origin = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
             return date.timeIntervalSince(origin)
         }
-        guard Self.heuristicallyCacheable.contains(entry.status), let modified = headers[.lastModified].flatMap({ HTTPDate.parse($0) }) else {
-            return 0
-        }
+        // Heuristics apply to a heuristically cacheable status, or to any response marked
+        // explicitly cacheable (`public`) without a lifetime of its own (RFC 9111 §4.2.2).
+        guard Self.heuristicallyCacheable.contains(entry.status) || said.isPublic,
+            let modified = headers[.lastModified].flatMap({ HTTPDate.parse($0) })
+        else { return 0 }
         let origin = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
         return Swift.min(Swift.max(0, origin.timeIntervalSince(modified) / 10), options.maximumHeuristicLifetime)
     }
@@ -471,7 +473,7 @@ public struct HTTPCache: Middleware {
     }
 
     /// The stored response as an answer, with its `Age` and where it came from.
-    private func serve(_ entry: CachedResponse, age: TimeInterval, lifetime: TimeInterval, as status: CacheStatus, detail: String? = nil)
+    func serve(_ entry: CachedResponse, age: TimeInterval, lifetime: TimeInterval, as status: CacheStatus, detail: String? = nil)
         -> StreamedResponse
     {
         var headers = entry.headers
@@ -574,7 +576,7 @@ public struct HTTPCache: Middleware {
     }
 
     /// An entity tag compared weakly: without its `W/` prefix.
-    private static func weakTag(_ tag: String) -> String {
+    static func weakTag(_ tag: String) -> String {
         let trimmed = tag.trimmingCharacters(in: .whitespaces)
         return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
     }

@@ -433,6 +433,59 @@ struct HTTPCacheTests {
         #expect(HTTPCache.wasDecoded(["gzip"]) && HTTPCache.wasDecoded(["GZIP, br"]) && !HTTPCache.wasDecoded(["gzip, x-custom"]))
     }
 
+    /// A single byte range is cut from a fresh stored complete response (RFC 9111 §3.4 lets a
+    /// cache answer a range from what it holds): a 206 with `Content-Range`, a 416 when the range
+    /// selects nothing, the whole response when `If-Range` names another version. Before, every
+    /// range went to the origin.
+    @Test func aRangeIsServedFromAFreshStoredCompleteResponse() async throws {
+        origin.answer("/file") { _ in
+            .status(200, headers: ["Cache-Control": "max-age=60", "ETag": "\"f1\"", "Content-Type": "text/plain"], body: Data("0123456789".utf8))
+        }
+        let cache = executor()
+        _ = try await get(cache, "/file")
+        let middle = try await get(cache, "/file", header("Range", "bytes=2-5"))
+        #expect(middle.status == 206 && String(decoding: middle.body, as: UTF8.self) == "2345")
+        #expect(middle.headers[.contentRange] == "bytes 2-5/10" && middle.headers[.contentLength] == "4" && middle.cacheStatus == .hit)
+        #expect(String(decoding: try await get(cache, "/file", header("Range", "bytes=7-")).body, as: UTF8.self) == "789")
+        #expect(String(decoding: try await get(cache, "/file", header("Range", "bytes=-3")).body, as: UTF8.self) == "789")
+        #expect(String(decoding: try await get(cache, "/file", header("Range", "bytes=8-100")).body, as: UTF8.self) == "89")
+        let beyond = try await get(cache, "/file", header("Range", "bytes=10-"))
+        #expect(beyond.status == 416 && beyond.headers[.contentRange] == "bytes */10")
+        let sameVersion = try await get(cache, "/file", header("Range", "bytes=0-0") <> header("If-Range", "\"f1\""))
+        #expect(sameVersion.status == 206 && String(decoding: sameVersion.body, as: UTF8.self) == "0")
+        let otherVersion = try await get(cache, "/file", header("Range", "bytes=0-0") <> header("If-Range", "\"f0\""))
+        #expect(otherVersion.status == 200 && otherVersion.body.count == 10)
+        #expect(origin.hits == 1)
+        // Several ranges go to the origin as they are.
+        _ = try await get(cache, "/file", header("Range", "bytes=0-1, 4-5"))
+        #expect(origin.hits == 2 && origin.last?.headers[.range] == "bytes=0-1, 4-5")
+    }
+
+    @Test(arguments: [
+        ("bytes=0-99", 0, 99, nil), ("BYTES = 5-", 5, nil, nil), ("bytes=-20", nil, nil, 20),
+    ] as [(String, Int?, Int?, Int?)])
+    func aSingleByteRangeIsRead(field: String, first: Int?, last: Int?, suffix: Int?) throws {
+        let range = try #require(ByteRange(field))
+        #expect(range.first == first && range.last == last && range.suffixLength == suffix)
+    }
+
+    @Test(arguments: ["bytes=5-2", "bytes=0-1,3-4", "items=0-5", "bytes=-", "bytes=a-b", "bytes=1.5-2", "bytes", ""])
+    func whatIsNotOneByteRangeIsNotRead(field: String) {
+        #expect(ByteRange(field) == nil)
+    }
+
+    /// RFC 9111 §4.2.2: a response marked `public`, with a `Last-Modified` and no lifetime of its
+    /// own, gets heuristic freshness even with a status that is not heuristically cacheable.
+    @Test func aPublicResponseGetsHeuristicFreshness() async throws {
+        let modified = HTTPDate.format(Self.start.addingTimeInterval(-10 * 86_400))
+        origin.answer("/p") { _ in .status(302, headers: ["Cache-Control": "public", "Last-Modified": modified, "Location": "/elsewhere"]) }
+        let cache = Exchange(transport: origin.transport, redirects: .refuse).eachHop(HTTPCache(clock: clock, start: Self.start))
+        _ = try await cache.send(.get |> url("https://api.test/p"))
+        clock.advance(by: .seconds(3_600))
+        let again = try await cache.send(.get |> url("https://api.test/p"))
+        #expect(again.status == 302 && again.cacheStatus == .hit && origin.hits == 1)
+    }
+
     /// `Age: 7200.0` on a response fresh for an hour: read as at least 7,200 s, so it is stale.
     @Test func aMalformedAgeDoesNotMakeAResponseFresher() async throws {
         origin.answer("/age") { _ in .status(200, headers: ["Cache-Control": "max-age=3600", "Age": "7200.0"], body: Data("a".utf8)) }
