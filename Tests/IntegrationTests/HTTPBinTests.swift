@@ -131,6 +131,23 @@ struct HTTPBinTests {
         #expect(try result.get().args["via"] == .one("callback"))
     }
 
+    /// FoundationNetworking joins repeated `Set-Cookie` fields with ", ": `a=b` then `=` arrived as
+    /// `a=b, =`, which the jar took for one cookie `a` whose value was `b, =`. The URLSession
+    /// transport now splits every comma outside an `Expires` date: `a=b` is stored whole and `=`
+    /// refused.
+    @Test func aValidCookieBeforeAnInvalidOneStaysWholeOverURLSession() async throws {
+        let store = CookieStore()
+        let refused = Box<[CookieRejection]>([])
+        let executor = HTTPBin.executor().eachHop(CookieMiddleware(store) { why, _ in refused.withLock { $0.append(why) } })
+        _ = try await executor.send(
+            try HTTPBin.request() |> path("response-headers") |> query("Set-Cookie", "a=b; Path=/") |> query("Set-Cookie", "=")
+                |> query("Set-Cookie", "c=d; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/"))
+        let cookies = store.jar.cookies.sorted { $0.name < $1.name }
+        #expect(cookies.map(\.name) == ["a", "c"])
+        #expect(cookies.first?.value == "b")
+        #expect(refused.withLock { $0 } == [.noNameValuePair])
+    }
+
     @Test func completionHandlerCancellation() async throws {
         // httpbin holds the answer at a gate: the handle is cancelled once the server has the
         // request, and the call must end while the gate is still held (order, not a stopwatch).

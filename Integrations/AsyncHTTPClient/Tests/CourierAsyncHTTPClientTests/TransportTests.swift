@@ -204,6 +204,20 @@ struct TransportTests {
         #expect(echo.headers["X-Tag"] == "one,two" || echo.headers["X-Tag"] == "one, two")
     }
 
+    /// AsyncHTTPClient hands `Set-Cookie` fields over apart, so each is one cookie, a comma in it
+    /// included (RFC 6265bis): a server that echoes input into a cookie value cannot be made to
+    /// set a second cookie by `, admin=1`. Before, the jar split every field on every transport.
+    @Test func eachSetCookieFieldIsOneCookieCommasIncluded() async throws {
+        let store = CookieStore()
+        let executor = try makeExecutor().eachHop(CookieMiddleware(store))
+        _ = try await executor.send(
+            .get |> baseURL(try servers().httpbin) |> path("response-headers") |> query("Set-Cookie", "name=ada, admin=1; Path=/")
+                |> query("Set-Cookie", "b=2; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/"))
+        let cookies = store.jar.cookies.sorted { $0.name < $1.name }
+        #expect(cookies.map(\.name) == ["b", "name"])
+        #expect(cookies.last?.value == "ada, admin=1")
+    }
+
     // MARK: Failures
 
     @Test func aRefusedConnectionIsTransient() async throws {
