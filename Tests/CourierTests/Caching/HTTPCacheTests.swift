@@ -486,6 +486,20 @@ struct HTTPCacheTests {
         #expect(again.status == 302 && again.cacheStatus == .hit && origin.hits == 1)
     }
 
+    /// A response that arrives with `Age: 100` is served 10 s later with `Age: 110`: the age it
+    /// had plus the time it spent stored (RFC 9111 §4.2.3). The stored copy used to drop the
+    /// field, so it was served as 10 s old, and stayed fresh 100 s too long.
+    @Test func theAgeAResponseArrivedWithCountsWithTheTimeItSpentStored() async throws {
+        origin.answer("/aged") { _ in .status(200, headers: ["Cache-Control": "max-age=3600", "Age": "100"], body: Data("a".utf8)) }
+        let cache = executor()
+        _ = try await get(cache, "/aged")
+        clock.advance(by: .seconds(10))
+        let hit = try await get(cache, "/aged")
+        #expect(hit.cacheStatus == .hit && hit.headers[.age] == "110")
+        clock.advance(by: .seconds(3_490))
+        #expect(try await get(cache, "/aged").cacheStatus != .hit)
+    }
+
     /// `Age: 7200.0` on a response fresh for an hour: read as at least 7,200 s, so it is stale.
     @Test func aMalformedAgeDoesNotMakeAResponseFresher() async throws {
         origin.answer("/age") { _ in .status(200, headers: ["Cache-Control": "max-age=3600", "Age": "7200.0"], body: Data("a".utf8)) }
