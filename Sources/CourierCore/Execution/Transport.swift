@@ -20,13 +20,6 @@
 /// }
 /// let executor = Exchange(transport: Canned())
 /// ```
-/// A transport of this package that, asked for a body in hand (``StreamOptions/buffersBody``)
-/// with ``StreamOptions/rules``, gathers it into a stream armed with those rules from its first
-/// byte (the size limit and the idle timer watch it arrive) and returns once it is complete: one
-/// wake-up for the caller instead of one per chunk. The exchange asks any other transport to
-/// stream whenever a rule has to watch the body.
-package protocol GathersUnderRules: Transport {}
-
 public protocol Transport: Sendable {
     /// Sends `request`, exactly as given, and returns as soon as its head arrives, with the body
     /// in hand or still arriving. A redirect is a response like any other.
@@ -42,3 +35,10 @@ public protocol Transport: Sendable {
     ///   ``CourierError`` with the request attached. Later failures are thrown by the body.
     func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse
 }
+
+/// A transport of this package that, asked for a body in hand (``StreamOptions/buffersBody``)
+/// with ``StreamOptions/rules``, gathers it into a stream armed with those rules from its first
+/// byte (the size limit and the idle timer watch it arrive) and returns once it is complete: one
+/// wake-up for the caller instead of one per chunk. The exchange asks any other transport to
+/// stream whenever a rule has to watch the body.
+package protocol GathersUnderRules: Transport {}

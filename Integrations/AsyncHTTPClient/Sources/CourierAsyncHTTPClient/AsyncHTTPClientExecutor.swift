@@ -80,17 +80,6 @@ public struct AsyncHTTPClientExecutor: Executor {
         }
     }
 
-    /// Creates an executor over `client`.
-    /// - Parameters:
-    ///   - client: A client you own, made with ``clientConfiguration(_:)`` or configured the
-    ///     same way; you shut it down when done.
-    ///   - redirects: How redirects are followed; ``/Courier/RedirectPolicy/follow`` by default.
-    ///   - maximumResponseSize: The most bytes a response body may have, counted after
-    ///     decompression, error and redirect bodies included; a larger one stops the transfer
-    ///     with ``/Courier/CourierError/Cause/responseTooLarge(limit:)``. `nil` (the default) sets
-    ///     no limit.
-    /// - Throws: ``ConfigurationError`` when the client follows redirects, decompresses bodies or
-    ///   traces requests itself.
     /// An executor over a process-wide `HTTPClient` made with ``clientConfiguration(_:)`` on
     /// SwiftNIO's singleton event loops, as `HTTPClient.shared` is for AsyncHTTPClient: made on
     /// first use, lives as long as the process, and is never shut down (do not shut down its
@@ -110,6 +99,17 @@ public struct AsyncHTTPClientExecutor: Executor {
         self.exchange = Exchange(transport: transport)
     }
 
+    /// Creates an executor over `client`.
+    /// - Parameters:
+    ///   - client: A client you own, made with ``clientConfiguration(_:)`` or configured the
+    ///     same way; you shut it down when done.
+    ///   - redirects: How redirects are followed; ``/Courier/RedirectPolicy/follow`` by default.
+    ///   - maximumResponseSize: The most bytes a response body may have, counted after
+    ///     decompression, error and redirect bodies included; a larger one stops the transfer
+    ///     with ``/Courier/CourierError/Cause/responseTooLarge(limit:)``. `nil` (the default) sets
+    ///     no limit.
+    /// - Throws: ``ConfigurationError`` when the client follows redirects, decompresses bodies or
+    ///   traces requests itself.
     public init(client: HTTPClient, redirects: RedirectPolicy = .follow, maximumResponseSize: Int? = nil) throws {
         let transport = try AsyncHTTPClientTransport(client: client)
         self.transport = transport
