@@ -7,9 +7,6 @@ struct Tour {
     let executor: any Executor
     let base: String
     let recorder: InMemoryExecutor?
-    /// An exchange over the tour's transport with middleware around each hop: cookies and the
-    /// cache must see every hop.
-    let exchange: @Sendable ([any Middleware]) -> Exchange
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -190,14 +187,14 @@ struct Tour {
 
         step("16. Cookies: a jar that sees every hop")
         let jar = CookieStore()
-        let withCookies = exchange([CookieMiddleware(jar)])
+        let withCookies = executor.eachHop(CookieMiddleware(jar))  // every hop, redirects included
         let echoed = try await withCookies.send(
             Request.get |> baseURL(base) |> path("cookies", "set") |> query("flavour", "oatmeal") |> decode(CookieEcho.self))
         try check(echoed.cookies["flavour"] == "oatmeal", "a cookie set on a 302 went with the next hop")
         try check(!"\(jar)".contains("oatmeal"), "the jar prints without values: \(jar.jar.cookies.map(\.name))")
 
         step("17. An HTTP cache: the second answer costs no round trip")
-        let cached = exchange([HTTPCache()])
+        let cached = executor.eachHop(HTTPCache())
         let fetched = try await cached.send(Request.get |> baseURL(base) |> path("cache", 60))
         let reused = try await cached.send(Request.get |> baseURL(base) |> path("cache", 60))
         try check(

@@ -18,17 +18,11 @@ if let flag = arguments.firstIndex(of: "--live") {
     let base = arguments[arguments.index(after: flag)]
     print("Courier tour against \(base)")
     let live = URLSessionExecutor(configuration: .ephemeral)
-    tour = Tour(executor: live, base: base, recorder: nil) { middleware in
-        var exchange = live.exchange
-        exchange.hopMiddleware = middleware
-        return exchange
-    }
+    tour = Tour(executor: live, base: base, recorder: nil)
 } else {
     print("Courier tour against an in-memory server (pass --live URL for a real one)")
     let server = OfflineServer.executor()
-    tour = Tour(executor: server, base: "https://httpbin.example", recorder: server) { middleware in
-        Exchange(transport: server, hopMiddleware: middleware)
-    }
+    tour = Tour(executor: server, base: "https://httpbin.example", recorder: server)
 }
 
 do {

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// @Test(arguments: ConformanceSuite.cases)
 /// func conforms(_ check: ConformanceCase) async throws {
-///     try await check.run(servers: .fromEnvironment()) { options in MyExecutor(options) }
+///     try await check.run(servers: .fromEnvironment()) { Exchange(transport: MyTransport()) }
 /// }
 /// ```
 ///
@@ -45,38 +45,20 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
     /// Runs the case.
     /// - Parameters:
     ///   - servers: Where the loopback servers listen.
-    ///   - makeExecutor: Makes the executor under test with the options the case asks for; called
-    ///     once or more per case, each executor used only by that case.
+    ///   - makeExecutor: Makes the executor under test, as a user would make it; called once or
+    ///     more per case, each executor used only by that case. The case sets on it the redirect
+    ///     policy, size limit and hop middleware it needs, through its ``Executor/exchange``.
     /// - Throws: ``ConformanceFailure`` when the guarantee does not hold, or the unexpected error.
-    public func run(
-        servers: ConformanceServers, makeExecutor: @escaping @Sendable (ConformanceOptions) -> any Executor
-    ) async throws {
+    public func run(servers: ConformanceServers, makeExecutor: @escaping @Sendable () -> any Executor) async throws {
         try await check(ConformanceContext(name: name, servers: servers, make: makeExecutor))
     }
 }
 
-/// How a case wants the executor under test made.
-public struct ConformanceOptions: Sendable {
-    /// The most bytes a response body may have, or `nil` for no limit.
-    public var maximumResponseSize: Int?
-    /// How redirects are followed.
-    public var redirects: RedirectPolicy
-    /// Middleware to run around every hop of a redirect chain (``Courier/Exchange/hopMiddleware``),
-    /// outermost first; empty for most cases. An executor that is an ``Courier/Exchange`` over a
-    /// transport passes it on: `Exchange(transport: t, redirects: options.redirects,
-    /// hopMiddleware: options.hopMiddleware)`.
-    public var hopMiddleware: [any Middleware]
-
-    /// Creates options.
-    /// - Parameters:
-    ///   - maximumResponseSize: The body size limit.
-    ///   - redirects: The redirect policy.
-    ///   - hopMiddleware: Middleware around every hop.
-    public init(maximumResponseSize: Int? = nil, redirects: RedirectPolicy = .follow, hopMiddleware: [any Middleware] = []) {
-        self.maximumResponseSize = maximumResponseSize
-        self.redirects = redirects
-        self.hopMiddleware = hopMiddleware
-    }
+/// How a case wants the executor under test configured.
+struct ConformanceOptions: Sendable {
+    var maximumResponseSize: Int? = nil
+    var redirects: RedirectPolicy = .follow
+    var hopMiddleware: [any Middleware] = []
 }
 
 /// A guarantee that did not hold: which case, what was expected, where in the suite.
@@ -90,10 +72,17 @@ public struct ConformanceFailure: Error, CustomStringConvertible {
 struct ConformanceContext: Sendable {
     let name: String
     let servers: ConformanceServers
-    let make: @Sendable (ConformanceOptions) -> any Executor
+    let make: @Sendable () -> any Executor
 
-    /// The executor under test, made with `options`.
-    func executor(_ options: ConformanceOptions = ConformanceOptions()) -> any Executor { make(options) }
+    /// The executor under test, configured with `options` (on every transport alike: through its
+    /// exchange).
+    func executor(_ options: ConformanceOptions = ConformanceOptions()) -> any Executor {
+        var executor = make()
+        executor.redirects = options.redirects
+        executor.maximumResponseSize = options.maximumResponseSize
+        executor.exchange.hopMiddleware += options.hopMiddleware
+        return executor
+    }
 
     /// A request to the first httpbin.
     func httpbin(_ method: Request = .get) -> Request { method |> baseURL(servers.httpbin) }

@@ -21,7 +21,7 @@ extension CallbackExecutor {
             let completed = Locked(false)
             let task = session.dataTask(with: urlRequest) { data, response, error in
                 completed.withLock { $0 = true }
-                complete(URLSessionExecutor.result(data: data, response: response, error: error).mapError { error in
+                complete(URLSessionTransport.result(data: data, response: response, error: error).mapError { error in
                     URLSessionErrors.courierError(for: error, request: request)
                 })
             }

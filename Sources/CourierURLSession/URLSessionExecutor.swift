@@ -12,7 +12,8 @@ import Foundation
 /// dropped when a redirect leaves the request's origin, at most 20 hops, `http`/`https` only),
 /// the exchange caps a response body and runs the idle timer, and a 401 with `WWW-Authenticate` is handed back as a response
 /// rather than left hanging on Linux. Middleware that must see every hop of a redirect chain
-/// goes in ``eachHop(_:)``; middleware for the whole call in ``Executor/with(_:)``.
+/// goes in ``/CourierCore/Executor/eachHop(_:)``; middleware for the whole call in
+/// ``/CourierCore/Executor/with(_:)``.
 ///
 /// Configure the session (timeouts, caches on Apple platforms, cookies, proxies, `protocolClasses` for tests)
 /// through the `URLSessionConfiguration` you pass. Keep one executor and reuse it: its transport
@@ -24,21 +25,18 @@ import Foundation
 /// let executor = URLSessionExecutor()
 /// let user = try await executor.send(.get |> url("https://api.example.com/me") |> decode(User.self))
 /// ```
-public final class URLSessionExecutor: Executor {
+public struct URLSessionExecutor: Executor {
     /// The transport that sends each hop; it owns the sessions.
     public let transport: URLSessionTransport
-    /// The exchange this executor runs: the transport, the redirect policy, no hop middleware.
-    public let exchange: Exchange
+    /// The exchange every call runs through: the transport, the redirect policy, the middleware
+    /// and the limits.
+    public var exchange: Exchange
 
     /// A shared executor with the default configuration.
     public static let shared = URLSessionExecutor()
 
     /// The session that runs buffered data tasks.
     public var session: URLSession { transport.session }
-    /// How redirects are followed.
-    public var redirects: RedirectPolicy { exchange.redirects }
-    /// The most bytes a response body may have (after decompression), or `nil` for no limit.
-    public var maximumResponseSize: Int? { exchange.maximumResponseSize }
 
     /// Creates an executor with its own sessions.
     /// - Parameters:
@@ -63,40 +61,11 @@ public final class URLSessionExecutor: Executor {
     ///   - maximumResponseSize: The most bytes a response body may have; `nil` sets no limit.
     ///   - tls: Whom to trust and who the client is.
     /// - Throws: ``TLSOptions/Unsupported`` for options this platform's URLSession cannot honour.
-    public convenience init(
+    public init(
         configuration: URLSessionConfiguration = .default, redirects: RedirectPolicy = .follow,
         maximumResponseSize: Int? = nil, tls: TLSOptions
     ) throws(TLSOptions.Unsupported) {
         try URLSessionTransport.check(tls)
         self.init(configuration: configuration, redirects: redirects, maximumResponseSize: maximumResponseSize)
-    }
-
-    /// Sends `request` and every redirect the policy follows; returns once the last head arrives.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - options: How the body is delivered.
-    /// - Returns: The head and the body.
-    /// - Throws: ``CourierError``.
-    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        try await exchange.execute(request, options: options)
-    }
-
-    /// This executor's exchange with `middleware` around every hop of a redirect chain.
-    /// - Parameter middleware: The middleware, outermost first.
-    /// - Returns: The exchange; it shares this executor's transport and sessions.
-    public func eachHop(_ middleware: any Middleware...) -> Exchange {
-        var exchange = self.exchange
-        exchange.hopMiddleware += middleware
-        return exchange
-    }
-
-    /// Turns a data task's completion arguments into a response or an error.
-    /// - Parameters:
-    ///   - data: The body, if any.
-    ///   - response: The URL response, if any.
-    ///   - error: The error, if any.
-    /// - Returns: The response, or the error (`URLError(.badServerResponse)` for a non-HTTP one).
-    public static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<Response, any Error> {
-        URLSessionTransport.result(data: data, response: response, error: error)
     }
 }

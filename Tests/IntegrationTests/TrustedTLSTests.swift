@@ -89,10 +89,6 @@ struct TrustedTLSTests {
     @Test(arguments: ConformanceSuite.cases)
     func conformsOverHTTPS(_ check: ConformanceCase) async throws {
         try Self.requireTrust()
-        try await check.run(servers: try ConformanceServers.httpsFromEnvironment()) { options in
-            Exchange(
-                transport: URLSessionTransport(configuration: .ephemeral), redirects: options.redirects,
-                hopMiddleware: options.hopMiddleware, maximumResponseSize: options.maximumResponseSize)
-        }
+        try await check.run(servers: try ConformanceServers.httpsFromEnvironment()) { URLSessionExecutor(configuration: .ephemeral) }
     }
 }

@@ -14,10 +14,6 @@ import Testing
 struct URLSessionConformanceTests {
     @Test(arguments: ConformanceSuite.cases)
     func conforms(_ check: ConformanceCase) async throws {
-        try await check.run(servers: try ConformanceServers.fromEnvironment()) { options in
-            Exchange(
-                transport: URLSessionTransport(configuration: .ephemeral), redirects: options.redirects,
-                hopMiddleware: options.hopMiddleware, maximumResponseSize: options.maximumResponseSize)
-        }
+        try await check.run(servers: try ConformanceServers.fromEnvironment()) { URLSessionExecutor(configuration: .ephemeral) }
     }
 }

@@ -21,34 +21,25 @@ public struct CallbackExecutor: Executor {
     /// Called with the result of a transport; call it exactly once.
     public typealias Completion = @Sendable (Result<Response, any Error>) -> Void
     /// Starts sending a request and returns an action that cancels it.
-    public typealias Transport = @Sendable (Request, @escaping Completion) -> @Sendable () -> Void
+    public typealias Start = @Sendable (Request, @escaping Completion) -> @Sendable () -> Void
 
-    /// The exchange this executor runs, over the completion-handler transport.
-    public let exchange: Exchange
+    /// The exchange every call runs through, over the completion-handler transport.
+    public var exchange: Exchange
 
     /// Creates an executor from a completion-handler transport.
     /// - Parameters:
     ///   - redirects: How a `3xx` the transport hands back is followed; ``RedirectPolicy/follow``
     ///     by default.
-    ///   - transport: Starts a request, calls the completion once, returns a cancel action.
-    public init(redirects: RedirectPolicy = .follow, _ transport: @escaping Transport) {
-        exchange = Exchange(transport: Hop(start: transport), redirects: redirects)
-    }
-
-    /// Sends `request` and every redirect the policy follows, each through the transport; the
-    /// body comes back in hand.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - options: How the body is delivered (a completion-handler transport delivers it whole).
-    /// - Returns: The response.
-    /// - Throws: ``CourierError``.
-    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        try await exchange.execute(request, options: options)
+    ///   - maximumResponseSize: The most bytes a response body may have; `nil` (the default)
+    ///     sets no limit.
+    ///   - start: Starts a request, calls the completion once, returns a cancel action.
+    public init(redirects: RedirectPolicy = .follow, maximumResponseSize: Int? = nil, _ start: @escaping Start) {
+        exchange = Exchange(transport: Hop(start: start), redirects: redirects, maximumResponseSize: maximumResponseSize)
     }
 
     /// One hop through a completion-handler transport.
-    private struct Hop: CourierCore.Transport {
-        let start: CallbackExecutor.Transport
+    private struct Hop: Transport {
+        let start: CallbackExecutor.Start
 
         func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
             try request.validate()

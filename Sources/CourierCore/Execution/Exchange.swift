@@ -3,8 +3,8 @@
 /// transport.
 ///
 /// **What happens to a request, in order.**
-/// 1. Per-call middleware (``Executor/with(_:)`` on the exchange) sees the request once: retries,
-///    auth refresh, logging of the call.
+/// 1. Per-call ``middleware`` (``Executor/with(_:)``) sees the request once: retries, auth
+///    refresh, logging of the call.
 /// 2. The exchange sends the first hop: the request as the per-call middleware left it.
 /// 3. Each hop runs through ``hopMiddleware`` (outermost first), then the transport. A hop
 ///    middleware sees the request of that hop exactly as it goes out, after the redirect policy
@@ -31,8 +31,10 @@
 /// (``StreamOptions/buffersBody``) only when nothing has to watch it arrive: no size limit and
 /// no timeout.
 ///
-/// ``URLSessionExecutor`` is an exchange over ``URLSessionTransport``; ``InMemoryExecutor`` is a
-/// transport too, so `Exchange(transport: stubs)` follows stubbed redirects as the network does.
+/// Every executor Courier ships holds one (``Executor/exchange``): ``URLSessionExecutor`` over
+/// ``URLSessionTransport``, ``InMemoryExecutor`` over its stubs, ``HARReplayExecutor`` over a
+/// recording, ``CallbackExecutor`` over a completion handler. An exchange over a transport of
+/// your own is an executor too.
 ///
 /// ```swift
 /// let executor = URLSessionExecutor()
@@ -46,7 +48,11 @@ public struct Exchange: Executor {
     }
     /// How redirects are followed.
     public var redirects: RedirectPolicy
-    /// Middleware run around every hop, outermost first; see the order above.
+    /// Middleware run once per call, outermost first (``Executor/with(_:)`` adds to it); see the
+    /// order above.
+    public var middleware: [any Middleware]
+    /// Middleware run around every hop, outermost first (``Executor/eachHop(_:)`` adds to it);
+    /// see the order above.
     public var hopMiddleware: [any Middleware]
     /// The most bytes a response body may have (counted as the transport hands them over, after
     /// decompression; error and redirect bodies included), or `nil` for no limit. Negative values
@@ -71,39 +77,46 @@ public struct Exchange: Executor {
     /// - Parameters:
     ///   - transport: Sends each hop.
     ///   - redirects: How redirects are followed; ``RedirectPolicy/follow`` by default.
+    ///   - middleware: Middleware once per call, outermost first.
     ///   - hopMiddleware: Middleware around every hop, outermost first.
     ///   - maximumResponseSize: The most bytes a response body may have; `nil` (the default)
     ///     sets no limit.
     ///   - clock: The clock the ``Request/timeout`` runs on: `ContinuousClock` by default, a
     ///     ``ManualClock`` in tests.
     public init(
-        transport: any Transport, redirects: RedirectPolicy = .follow, hopMiddleware: [any Middleware] = [],
-        maximumResponseSize: Int? = nil, clock: some Clock<Duration> = ContinuousClock()
+        transport: any Transport, redirects: RedirectPolicy = .follow, middleware: [any Middleware] = [],
+        hopMiddleware: [any Middleware] = [], maximumResponseSize: Int? = nil,
+        clock: some Clock<Duration> = ContinuousClock()
     ) {
         self.transport = transport
         self.gathersUnderRules = transport is any GathersUnderRules
         self.redirects = redirects
+        self.middleware = middleware
         self.hopMiddleware = hopMiddleware
         self.sizeLimit = maximumResponseSize.map { Swift.max(0, $0) }
         self.timers = IdleTimerQueue(clock: clock)
     }
 
-    /// This exchange with `middleware` added around every hop, inside the middleware it has.
-    /// - Parameter middleware: The middleware, outermost first.
-    /// - Returns: The exchange; it shares the transport.
-    public func eachHop(_ middleware: any Middleware...) -> Exchange {
-        var copy = self
-        copy.hopMiddleware += middleware
-        return copy
+    /// This exchange itself: an exchange is the executor it configures.
+    public var exchange: Exchange {
+        get { self }
+        set { self = newValue }
     }
 
-    /// Sends `request` and every redirect the policy follows; returns the last hop's response.
+    /// Runs `request` through the per-call middleware, then sends it and every redirect the
+    /// policy follows; returns the last hop's response.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: How the body is delivered; handed to every hop.
     /// - Returns: The head and body of the response that ends the call.
-    /// - Throws: ``CourierError``, with `request` attached.
+    /// - Throws: ``CourierError``, with `request` attached, or what a middleware throws.
     public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        guard !middleware.isEmpty else { return try await call(request, options: options) }
+        return try await middleware.run(request) { request in try await self.call(request, options: options) }
+    }
+
+    /// Sends `request` (as the per-call middleware left it) and every redirect the policy follows.
+    private func call(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         var options = options
         if options.buffersBody, !gathersUnderRules, sizeLimit != nil || request.effectiveTimeout != nil {
             options.buffersBody = false
@@ -117,10 +130,10 @@ public struct Exchange: Executor {
             let response: StreamedResponse
             do {
                 if hopMiddleware.isEmpty || followed == Self.currentHop {
-                    response = try await send(hop, from: 0, options: options, call: request)
+                    response = try await send(hop, throughMiddleware: options, call: request)
                 } else {
                     response = try await Self.$currentHop.withValue(followed) {
-                        try await send(hop, from: 0, options: options, call: request)
+                        try await send(hop, throughMiddleware: options, call: request)
                     }
                 }
             } catch {
@@ -162,12 +175,10 @@ public struct Exchange: Executor {
         return failure.kind == .connectionLost
     }
 
-    /// One hop through the hop middleware from `index` on, then the transport.
-    private func send(_ hop: Request, from index: Int, options: StreamOptions, call: Request) async throws -> StreamedResponse {
-        guard index < hopMiddleware.count else { return try await send(hop, options: options, call: call) }
-        return try await hopMiddleware[index].intercept(hop) { hop in
-            try await self.send(hop, from: index + 1, options: options, call: call)
-        }
+    /// One hop through the hop middleware, then the transport.
+    private func send(_ hop: Request, throughMiddleware options: StreamOptions, call: Request) async throws -> StreamedResponse {
+        guard !hopMiddleware.isEmpty else { return try await send(hop, options: options, call: call) }
+        return try await hopMiddleware.run(hop) { hop in try await self.send(hop, options: options, call: call) }
     }
 
     /// One hop through the transport, under the hop's idle timer, its head settled and its body

@@ -1,44 +1,97 @@
 import Foundation
 
-/// Something that sends a ``Request`` and returns the response head with its body: the one
-/// contract every transport implements.
+/// What a call is sent with: anything that holds an ``Exchange``, the one path every call of
+/// every transport takes.
 ///
-/// `Executor` has exactly one requirement, ``execute(_:options:)``: send the request, return as
-/// soon as the status and headers are in, with the body either already in hand
-/// (``ByteStream/init(_:)``, ``ByteStream/bufferedData``) or still arriving (a live
-/// ``ByteStream``). Everything else is built on it in extensions, in one place whatever the
-/// transport: ``send(_:)-(Request)`` and ``send(_:)-(Resource<Value>)`` (validation, deadlines,
-/// decoding), ``stream(_:options:)``, ``download(_:to:options:)``, the completion-handler forms,
-/// pagination and ``Middleware`` (``with(_:)``).
+/// An executor is configuration, not code: the ``exchange`` says which ``Transport`` sends each
+/// hop, how redirects are followed, which middleware run once per call (``with(_:)``) and which
+/// around every hop (``eachHop(_:)``), and the limits bodies are held to. Everything a call does is
+/// written once, on the exchange, whatever the transport: ``send(_:)-(Request)`` and
+/// ``send(_:)-(Resource<Value>)`` (validation, deadlines, decoding), ``stream(_:options:)``,
+/// ``download(_:to:options:)``, the completion-handler forms and pagination. So a test over an
+/// ``InMemoryExecutor`` runs the same steps as the app over ``URLSessionExecutor``.
 ///
 /// Courier ships ``URLSessionExecutor`` (the network), ``CallbackExecutor`` (any
-/// completion-handler transport), ``InMemoryExecutor`` (tests and offline demos) and
-/// ``HARReplayExecutor`` (recorded traffic).
+/// completion-handler transport), ``InMemoryExecutor`` (tests and offline demos),
+/// ``HARReplayExecutor`` (recorded traffic) and, in its own package, `AsyncHTTPClientExecutor`.
+/// To send through something else, write a ``Transport`` (one hop) and wrap it in an
+/// ``Exchange``, which is an executor itself:
 ///
 /// ```swift
-/// struct Canned: Executor {
-///     func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+/// struct Canned: Transport {
+///     func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
 ///         StreamedResponse(status: 200, body: ByteStream(Data("hello".utf8)))
 ///     }
 /// }
+/// let executor = Exchange(transport: Canned()).with(LoggingMiddleware())
 /// ```
+///
+/// Executors are values: ``with(_:)``, ``eachHop(_:)`` and the settable ``redirects`` and
+/// ``maximumResponseSize`` give a configured copy of the same type, which shares the transport
+/// (its connections, sessions and recorded requests) with the original.
 public protocol Executor: Sendable {
-    /// Sends `request` and returns its response head as soon as it arrives, with the body in
-    /// hand or still arriving.
+    /// The exchange every call of this executor runs through: the transport, the redirect
+    /// policy, the middleware and the limits.
+    var exchange: Exchange { get set }
+}
+
+extension Executor {
+    /// How redirects are followed (``Exchange/redirects``).
+    public var redirects: RedirectPolicy {
+        get { exchange.redirects }
+        set { exchange.redirects = newValue }
+    }
+
+    /// The most bytes a response body may have, counted after decompression (error and redirect
+    /// bodies included), or `nil` for no limit (``Exchange/maximumResponseSize``). A larger body
+    /// stops its transfer with ``CourierError/Cause/responseTooLarge(limit:)``.
+    public var maximumResponseSize: Int? {
+        get { exchange.maximumResponseSize }
+        set { exchange.maximumResponseSize = newValue }
+    }
+
+    /// This executor with `middleware` run once per call, outside the middleware it has: the
+    /// first in the list sees the request first and the response last (see ``Middleware``).
     ///
-    /// Implementations must not send a request with ``Request/problems`` (rendering it with
-    /// ``Request/urlRequest()`` checks this), should stop promptly when the task is cancelled,
-    /// and stop the transfer when the body stream is stopped or dropped. A transport that can
-    /// gather a body faster than it can stream it may do so when
-    /// ``StreamOptions/buffersBody`` says the caller will read it whole anyway.
+    /// ```swift
+    /// let api = URLSessionExecutor().with(RetryMiddleware(), LoggingMiddleware())
+    /// ```
+    /// - Parameter middleware: The middleware, outermost first.
+    /// - Returns: A copy of this executor; it shares the transport.
+    public func with(_ middleware: any Middleware...) -> Self {
+        var copy = self
+        copy.exchange.middleware.insert(contentsOf: middleware, at: 0)
+        return copy
+    }
+
+    /// This executor with `middleware` run around every hop of a call (each redirect too),
+    /// inside the hop middleware it has: a cache, a cookie jar, a recorder of what goes on the
+    /// wire.
+    ///
+    /// ```swift
+    /// let stubs = InMemoryExecutor(routes: routes).eachHop(HTTPCache())
+    /// ```
+    /// - Parameter middleware: The middleware, outermost first.
+    /// - Returns: A copy of this executor; it shares the transport.
+    public func eachHop(_ middleware: any Middleware...) -> Self {
+        var copy = self
+        copy.exchange.hopMiddleware += middleware
+        return copy
+    }
+
+    /// Sends `request` through the exchange (per-call middleware, every hop, the body rules) and
+    /// returns as soon as the final head arrives, with the body in hand or still arriving. The
+    /// step under ``send(_:)-(Request)`` and ``stream(_:options:)``, which add validation, the
+    /// deadline and the error's context; call those instead.
     /// - Parameters:
     ///   - request: The request.
     ///   - options: How the body is delivered: buffer limits, upload progress, whether the
     ///     caller reads it whole.
     /// - Returns: The response head and its body, whatever the status.
-    /// - Throws: A transport error before the head arrived (``send(_:)-(Request)`` maps it to
-    ///   ``CourierError``); later failures are thrown by the body.
-    func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse
+    /// - Throws: ``CourierError``, or what a middleware throws.
+    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        try await exchange.execute(request, options: options)
+    }
 }
 
 /// A decoded value with the response it came from.
@@ -102,7 +155,7 @@ extension Executor {
     /// The response with its whole body: in hand when the transport gathered it, read from the
     /// stream otherwise.
     private func buffered(_ request: Request) async throws -> Response {
-        try await settledResponse(to: request, options: .buffered).collect(upTo: .max)
+        try await exchange.execute(request, options: .buffered).collect(upTo: .max)
     }
 }
 

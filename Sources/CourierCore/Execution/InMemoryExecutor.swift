@@ -6,6 +6,12 @@ import Foundation
 /// order, as the ``Request`` value it was given, so a test can check exactly what would have been
 /// sent. It uses no network and no global state, and is safe to share between tasks.
 ///
+/// It runs the same ``Exchange`` as the network executors, with its stubs as the transport: a
+/// stubbed redirect is followed under ``Executor/redirects`` (each hop recorded), the request's
+/// timeout runs on the executor's clock, bodies are held to ``Executor/maximumResponseSize`` and
+/// their `Content-Length`, and middleware added with ``Executor/with(_:)`` or
+/// ``Executor/eachHop(_:)`` runs as it would in the app. Copies share the stubs and the record.
+///
 /// ```swift
 /// let executor = InMemoryExecutor(routes: [
 ///     .init(.get, "/v1/users", .json([User(id: 1, name: "Ada")])),
@@ -13,8 +19,10 @@ import Foundation
 /// ])
 /// let users = try await executor.send(listUsers)
 /// #expect(executor.requests.map(\.method) == [.get])
+///
+/// let cached = executor.eachHop(HTTPCache())   // the same stubs, behind a cache
 /// ```
-public final class InMemoryExecutor: Executor {
+public struct InMemoryExecutor: Executor {
     /// Produces the stub for a request.
     public typealias Handler = @Sendable (Request) async throws -> Stub
 
@@ -102,12 +110,13 @@ public final class InMemoryExecutor: Executor {
         }
     }
 
-    private let handler: Handler
-    private let recorded = Locked<(requests: [Request], dropped: Int)>(([], 0))
-    private let sleep: @Sendable (Duration) async throws -> Void
+    /// The exchange every call runs through, over this executor's stubs.
+    public var exchange: Exchange
+    /// The stubs and the record of what they received; shared by copies.
+    private let stubs: InMemoryTransport
     /// The most requests ``requests`` keeps; older ones are dropped (counted in
     /// ``droppedRequests``), so a long-running demo or load test does not grow without bound.
-    public let recordingLimit: Int
+    public var recordingLimit: Int { stubs.recordingLimit }
 
     /// How many requests ``requests`` keeps by default: 10,000.
     public static let defaultRecordingLimit = 10_000
@@ -116,17 +125,20 @@ public final class InMemoryExecutor: Executor {
     /// - Parameters:
     ///   - clock: The clock that stub delays (``Stub/delayed(by:)``) wait on; pass a
     ///     ``ManualClock`` to drive them from a test without sleeping.
+    ///     The request's ``Request/timeout`` runs on it too.
     ///   - recordingLimit: The most requests to keep in ``requests`` (the latest ones); 0 keeps
     ///     none.
+    ///   - redirects: How a stubbed redirect is followed; ``RedirectPolicy/follow`` by default.
+    ///   - maximumResponseSize: The most bytes a response body may have; `nil` (the default)
+    ///     sets no limit.
     ///   - handler: Produces the stub for a request; an error it throws is thrown as a transport
     ///     failure.
     public init<C: Clock>(
         clock: C = ContinuousClock(), recordingLimit: Int = InMemoryExecutor.defaultRecordingLimit,
-        handler: @escaping Handler
+        redirects: RedirectPolicy = .follow, maximumResponseSize: Int? = nil, handler: @escaping Handler
     ) where C.Duration == Duration {
-        self.handler = handler
-        self.recordingLimit = max(0, recordingLimit)
-        self.sleep = { delay in try await clock.sleep(for: min(delay, .seconds(Request.maximumInterval))) }
+        stubs = InMemoryTransport(handler: handler, recordingLimit: recordingLimit, clock: clock)
+        exchange = Exchange(transport: stubs, redirects: redirects, maximumResponseSize: maximumResponseSize, clock: clock)
     }
 
     /// Creates an executor that answers from a route table.
@@ -139,11 +151,15 @@ public final class InMemoryExecutor: Executor {
     ///   - fallback: The answer when no route matches; `nil` (the default) throws.
     ///   - clock: The clock that stub delays wait on.
     ///   - recordingLimit: The most requests to keep in ``requests``.
-    public convenience init<C: Clock>(
+    ///   - redirects: How a stubbed redirect is followed; ``RedirectPolicy/follow`` by default.
+    ///   - maximumResponseSize: The most bytes a response body may have; `nil` (the default)
+    ///     sets no limit.
+    public init<C: Clock>(
         routes: [Route], fallback: Stub? = nil, clock: C = ContinuousClock(),
-        recordingLimit: Int = InMemoryExecutor.defaultRecordingLimit
+        recordingLimit: Int = InMemoryExecutor.defaultRecordingLimit, redirects: RedirectPolicy = .follow,
+        maximumResponseSize: Int? = nil
     ) where C.Duration == Duration {
-        self.init(clock: clock, recordingLimit: recordingLimit) { request in
+        self.init(clock: clock, recordingLimit: recordingLimit, redirects: redirects, maximumResponseSize: maximumResponseSize) { request in
             let path = request.path  // rendered once, not once per route
             for route in routes {
                 if let parameters = route.match(request.method, path: path) { return try await route.respond(request, parameters) }
@@ -164,30 +180,45 @@ public final class InMemoryExecutor: Executor {
         return InMemoryExecutor { _ in remaining.withLock { $0.popFirst() } ?? fallback }
     }
 
-    /// The requests received, in order: all of them, or the latest ``recordingLimit``.
-    public var requests: [Request] {
+    /// The requests received, in order (one per hop: a followed redirect is a request too): all
+    /// of them, or the latest ``recordingLimit``.
+    public var requests: [Request] { stubs.requests }
+
+    /// How many requests were received but are no longer in ``requests`` (past the limit).
+    public var droppedRequests: Int { stubs.droppedRequests }
+
+    /// Forgets the recorded requests.
+    public func reset() { stubs.reset() }
+}
+
+/// The transport of an ``InMemoryExecutor``: each hop answered by its handler, and recorded.
+final class InMemoryTransport: Transport {
+    private let handler: InMemoryExecutor.Handler
+    private let recorded = Locked<(requests: [Request], dropped: Int)>(([], 0))
+    private let sleep: @Sendable (Duration) async throws -> Void
+    let recordingLimit: Int
+
+    init<C: Clock>(handler: @escaping InMemoryExecutor.Handler, recordingLimit: Int, clock: C) where C.Duration == Duration {
+        self.handler = handler
+        self.recordingLimit = max(0, recordingLimit)
+        self.sleep = { delay in try await clock.sleep(for: min(delay, .seconds(Request.maximumInterval))) }
+    }
+
+    var requests: [Request] {
         recorded.withLock { Array($0.requests.suffix(recordingLimit)) }
     }
 
-    /// How many requests were received but are no longer in ``requests`` (past the limit).
-    public var droppedRequests: Int {
+    var droppedRequests: Int {
         recorded.withLock { $0.dropped + max(0, $0.requests.count - recordingLimit) }
     }
 
-    /// Forgets the recorded requests.
-    public func reset() { recorded.withLock { $0 = ([], 0) } }
+    func reset() { recorded.withLock { $0 = ([], 0) } }
 
     /// Records `request` and answers with the handler's stub: a response stub with its body in
     /// hand; a ``Stub/stream(_:status:headers:every:)`` stub with its chunks one by one (pausing
     /// `every` on the executor's clock, with backpressure from the reader), then its fault if it
-    /// has one.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - options: The buffer limit of a streamed stub.
-    /// - Returns: The head and the body, with the request's URL.
-    /// - Throws: ``CourierError`` for an invalid request (which is not recorded), the stub's
-    ///   failure, or `CancellationError` when cancelled during a delay.
-    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+    /// has one. An invalid request is not recorded; a cancelled delay throws `CancellationError`.
+    func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
         let (stub, url) = try await answer(request)
         let script: Stub.Script
         switch stub.outcome {
@@ -239,19 +270,5 @@ public final class InMemoryExecutor: Executor {
         if let delay = stub.delay { try await sleep(delay) }
         try Task.checkCancellation()
         return (stub, url)
-    }
-}
-
-extension InMemoryExecutor: Transport {
-    /// Answers one hop, as ``execute(_:options:)`` does: a stubbed redirect is the response. An
-    /// ``Exchange`` over this executor follows stubbed redirects as the network transports do,
-    /// with every hop recorded in ``requests``.
-    /// - Parameters:
-    ///   - request: The request of this hop.
-    ///   - options: How the body is delivered.
-    /// - Returns: The stub's response.
-    /// - Throws: What ``execute(_:options:)`` throws.
-    public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        try await execute(request, options: options)
     }
 }

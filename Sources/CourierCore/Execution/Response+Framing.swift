@@ -27,11 +27,12 @@ extension Response {
 
     /// The length the framing rule holds this response's body to: its `Content-Length` when the
     /// body is identity-coded and is the answer's own (not to a `HEAD`, not a `1xx`, `204` or
-    /// `3xx`); `nil` when the rule does not check it.
+    /// `3xx`) and no transfer coding frames it instead (RFC 9112 §6.3: `Transfer-Encoding`
+    /// overrides `Content-Length`); `nil` when the rule does not check it.
     /// - Parameter method: The method that was sent.
     func framedLength(answering method: HTTPMethod?) -> Int? {
         guard status >= 200, status != 204, !(300..<400).contains(status), method != .head,
-            let expected = declaredContentLength
+            let expected = declaredContentLength, firstValue(of: .transferEncoding) == nil
         else { return nil }
         if let coding = firstValue(of: .contentEncoding) {
             let trimmed = HTTPSyntax.asciiLowercased(HTTPSyntax.trimmed(coding))

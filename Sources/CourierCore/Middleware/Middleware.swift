@@ -10,7 +10,9 @@
 /// drops (a retry supersedes it) should have its body cancelled (``ByteStream/cancel()``) so its
 /// transfer stops at once.
 ///
-/// Wrap an executor with ``Executor/with(_:)``; the result is again an ``Executor``.
+/// Add middleware to an executor with ``Executor/with(_:)`` (once per call) or
+/// ``Executor/eachHop(_:)`` (around every hop, redirects included); the result is an executor of
+/// the same type.
 ///
 /// **Order.** The first middleware in the list is the outermost: it sees the request first and
 /// the response last. `executor.with(a, b)` runs `a → b → executor → b → a`.
@@ -36,45 +38,14 @@ public protocol Middleware: Sendable {
     func intercept(_ request: Request, next: Next) async throws -> StreamedResponse
 }
 
-/// An executor wrapped in middleware; see ``Middleware`` for the order they run in.
-public struct MiddlewareExecutor: Executor {
-    /// The wrapped executor.
-    public let base: any Executor
-    /// The middleware, outermost first.
-    public let middleware: [any Middleware]
-
-    /// Wraps `base` in `middleware`, outermost first.
-    /// - Parameters:
-    ///   - base: The executor that sends requests.
-    ///   - middleware: The middleware, outermost first.
-    public init(base: any Executor, middleware: [any Middleware]) {
-        self.base = base
-        self.middleware = middleware
-    }
-
-    /// Runs `request` through the middleware and the base executor.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - options: How the body is delivered; handed to the base executor.
-    /// - Returns: The response as the outermost middleware returns it.
-    /// - Throws: Whatever the chain throws.
-    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        try await run(request, from: 0, options: options)
-    }
-
-    private func run(_ request: Request, from index: Int, options: StreamOptions) async throws -> StreamedResponse {
-        guard index < middleware.count else { return try await base.settledResponse(to: request, options: options) }
-        return try await middleware[index].intercept(request) { request in
-            try await self.run(request, from: index + 1, options: options)
+extension [any Middleware] {
+    /// Runs `request` through these middleware from `index` on, outermost first, then `last`:
+    /// the one fold of Courier's two middleware lists (per call and per hop, both on the
+    /// ``Exchange``).
+    func run(_ request: Request, from index: Int = 0, last: @escaping Middleware.Next) async throws -> StreamedResponse {
+        guard index < count else { return try await last(request) }
+        return try await self[index].intercept(request) { request in
+            try await self.run(request, from: index + 1, last: last)
         }
-    }
-}
-
-extension Executor {
-    /// Wraps this executor in middleware, outermost first.
-    /// - Parameter middleware: The middleware; the first sees the request first.
-    /// - Returns: An executor that runs the middleware around this one.
-    public func with(_ middleware: any Middleware...) -> MiddlewareExecutor {
-        MiddlewareExecutor(base: self, middleware: middleware)
     }
 }

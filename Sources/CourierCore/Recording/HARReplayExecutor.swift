@@ -15,58 +15,71 @@ import Foundation
 /// let replay = try HARReplayExecutor(contentsOf: fixtureURL)
 /// let users = try await replay.send(listUsers)
 /// ```
-public final class HARReplayExecutor: Executor {
-    private struct Candidate: Sendable {
-        var index: Int
-        var entry: HAR.Entry
-        var key: ExchangeKey
-    }
-
-    private let candidates: [Candidate]
-    private let matchingBodies: Bool
-    private let uses: Locked<[Int]>
+public struct HARReplayExecutor: Executor {
+    /// The exchange every call runs through, over the recording.
+    public var exchange: Exchange
+    /// The recording and how often each entry was used; shared by copies.
+    private let recording: HARReplayTransport
 
     /// Creates an executor that answers from an archive.
     /// - Parameters:
     ///   - har: The recording.
     ///   - matchingBodies: Whether a request's body must equal the recorded one (compared after
     ///     redaction when the recording's body was redacted). `false` by default.
-    public init(_ har: HAR, matchingBodies: Bool = false) {
-        candidates = har.log.entries.enumerated().map { index, entry in
-            Candidate(index: index, entry: entry, key: ExchangeKey(method: entry.request.method, url: entry.request.url))
-        }
-        self.matchingBodies = matchingBodies
-        uses = Locked(Array(repeating: 0, count: har.log.entries.count))
+    ///   - redirects: How a recorded redirect is followed; ``RedirectPolicy/follow`` by default
+    ///     (a recording made per hop replays its redirect chain).
+    public init(_ har: HAR, matchingBodies: Bool = false, redirects: RedirectPolicy = .follow) {
+        recording = HARReplayTransport(har, matchingBodies: matchingBodies)
+        exchange = Exchange(transport: recording, redirects: redirects)
     }
 
     /// Creates an executor that answers from a HAR file.
     /// - Parameters:
     ///   - url: The file's URL.
     ///   - matchingBodies: Whether bodies must match too.
+    ///   - redirects: How a recorded redirect is followed; ``RedirectPolicy/follow`` by default.
     /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRecording(_:)`` when the
     ///   file cannot be read or is not HAR.
-    public convenience init(contentsOf url: URL, matchingBodies: Bool = false) throws(CourierError) {
-        self.init(try HAR(contentsOf: url), matchingBodies: matchingBodies)
+    public init(contentsOf url: URL, matchingBodies: Bool = false, redirects: RedirectPolicy = .follow) throws(CourierError) {
+        self.init(try HAR(contentsOf: url), matchingBodies: matchingBodies, redirects: redirects)
     }
 
     /// The entries no request has been answered with yet: after a test, a non-empty list means
     /// the code under test made fewer calls than were recorded.
-    public var unusedEntries: [HAR.Entry] {
+    public var unusedEntries: [HAR.Entry] { recording.unusedEntries }
+}
+
+/// The transport of a ``HARReplayExecutor``: each hop answered from the recording.
+final class HARReplayTransport: Transport {
+    private struct Candidate: Sendable {
+        var index: Int
+        var entry: HAR.Entry
+        var key: RecordedRequestKey
+    }
+
+    private let candidates: [Candidate]
+    private let matchingBodies: Bool
+    private let uses: Locked<[Int]>
+
+    init(_ har: HAR, matchingBodies: Bool) {
+        candidates = har.log.entries.enumerated().map { index, entry in
+            Candidate(index: index, entry: entry, key: RecordedRequestKey(method: entry.request.method, url: entry.request.url))
+        }
+        self.matchingBodies = matchingBodies
+        uses = Locked(Array(repeating: 0, count: har.log.entries.count))
+    }
+
+    var unusedEntries: [HAR.Entry] {
         uses.withLock { uses in candidates.filter { uses[$0.index] == 0 }.map(\.entry) }
     }
 
     /// Answers `request` with the matching recorded response: in hand when the caller reads the
     /// body whole (``StreamOptions/buffersBody``) or it was recorded whole, otherwise chunk by
     /// chunk as it was recorded (see `HAR.Content._chunks`).
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - options: Whether the body is read whole.
-    /// - Returns: The recorded head and its body, with the request's URL.
-    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/noRecordedResponse(_:)`` when
-    ///   no entry matches, ``CourierError/Cause/invalidRecording(_:)`` for an entry whose body
-    ///   cannot be decoded, or ``CourierError/Cause/transport(_:)`` for an entry recorded as a
-    ///   failure.
-    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+    /// Throws ``CourierError`` with cause ``CourierError/Cause/noRecordedResponse(_:)`` when no
+    /// entry matches, ``CourierError/Cause/invalidRecording(_:)`` for an entry whose body cannot
+    /// be decoded, or ``CourierError/Cause/transport(_:)`` for an entry recorded as a failure.
+    func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
         let (response, chunkSizes) = try await replay(request)
         guard !options.buffersBody, let chunkSizes, !chunkSizes.isEmpty else { return StreamedResponse(response) }
         var chunks: [Data] = []
@@ -82,7 +95,7 @@ public final class HARReplayExecutor: Executor {
 
     private func replay(_ request: Request) async throws -> (response: Response, chunks: [Int]?) {
         let url = try request.validatedURL()
-        let key = ExchangeKey(method: request.method.rawValue, url: url.absoluteString)
+        let key = RecordedRequestKey(method: request.method.rawValue, url: url.absoluteString)
         let matches = candidates.filter { $0.key.matches(key) && (!matchingBodies || bodyMatches($0.entry, request)) }
         guard !matches.isEmpty else {
             throw CourierError(.noRecordedResponse(explainMiss(key, request: request)), request: request)
@@ -144,7 +157,7 @@ public final class HARReplayExecutor: Executor {
 
     /// Says why nothing matched, naming the closest entry; query values the request's
     /// redaction hides are never shown.
-    private func explainMiss(_ key: ExchangeKey, request: Request) -> String {
+    private func explainMiss(_ key: RecordedRequestKey, request: Request) -> String {
         let shown = "\(request.method.rawValue) \(request.urlString(redacting: request.redaction) ?? key.path)"
         guard !candidates.isEmpty else { return "the recording has no entries; \(shown) was not recorded" }
         let closest = candidates.max { $0.key.similarity(to: key) < $1.key.similarity(to: key) } ?? candidates[0]
@@ -156,7 +169,7 @@ public final class HARReplayExecutor: Executor {
 }
 
 /// What a request is matched on: method, origin, path and the query as a multiset.
-struct ExchangeKey: Sendable, Hashable {
+struct RecordedRequestKey: Sendable, Hashable {
     var method: String
     var scheme: String
     var host: String
@@ -195,12 +208,12 @@ struct ExchangeKey: Sendable, Hashable {
         self.query = pathEnd < rest.endIndex ? HARConversion.queryPairs(of: String(rest)) : []
     }
 
-    func matches(_ sent: ExchangeKey) -> Bool {
+    func matches(_ sent: RecordedRequestKey) -> Bool {
         method == sent.method && scheme == sent.scheme && host == sent.host && port == sent.port && path == sent.path
             && Self.sameQuery(query, sent.query)
     }
 
-    func similarity(to other: ExchangeKey) -> Int {
+    func similarity(to other: RecordedRequestKey) -> Int {
         var score = 0
         if method == other.method { score += 4 }
         if scheme == other.scheme && host == other.host && port == other.port { score += 4 }
@@ -216,7 +229,7 @@ struct ExchangeKey: Sendable, Hashable {
         return score
     }
 
-    func differences(from sent: ExchangeKey, redaction: Redaction) -> [String] {
+    func differences(from sent: RecordedRequestKey, redaction: Redaction) -> [String] {
         var found: [String] = []
         if method != sent.method { found.append("method \(method) was recorded, \(sent.method) was sent") }
         if scheme != sent.scheme || host != sent.host || port != sent.port {
@@ -230,7 +243,7 @@ struct ExchangeKey: Sendable, Hashable {
                 : pairs.map { "\($0.name)=\(redaction.isSensitive(queryName: $0.name) ? Redaction.placeholder : $0.value)" }
                     .joined(separator: "&")
         }
-        if !ExchangeKey.sameQuery(query, sent.query) {
+        if !RecordedRequestKey.sameQuery(query, sent.query) {
             found.append("query \(show(query)) was recorded, \(show(sent.query)) was sent")
         }
         return found

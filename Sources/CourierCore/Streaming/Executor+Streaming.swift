@@ -28,14 +28,14 @@ extension Executor {
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
         do {
             guard let deadline = request.effectiveDeadline else {
-                var response = try await settledResponse(to: request, options: options)
+                var response = try await exchange.execute(request, options: options)
                 response.request = request
                 return response
             }
             let clock = ContinuousClock()
             let start = clock.now
             var response = try await withDeadline(.seconds(deadline), request: request) {
-                try await settledResponse(to: request, options: options)
+                try await exchange.execute(request, options: options)
             }
             response.request = request
             if response.body.bufferedData != nil { return response }

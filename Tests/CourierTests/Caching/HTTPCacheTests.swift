@@ -32,11 +32,11 @@ struct HTTPCacheTests {
     let origin = Origin()
     let clock = ManualClock()
 
-    private func executor(_ options: HTTPCache.Options = .init(), store: any HTTPCacheStore = MemoryCacheStore()) -> Exchange {
-        Exchange(transport: origin.transport).eachHop(HTTPCache(store: store, options: options, clock: clock, start: Self.start))
+    private func executor(_ options: HTTPCache.Options = .init(), store: any HTTPCacheStore = MemoryCacheStore()) -> InMemoryExecutor {
+        origin.transport.eachHop(HTTPCache(store: store, options: options, clock: clock, start: Self.start))
     }
 
-    private func get(_ executor: Exchange, _ path: String, _ builder: RequestBuilder = identity) async throws -> Response {
+    private func get(_ executor: some Executor, _ path: String, _ builder: RequestBuilder = identity) async throws -> Response {
         try await executor.send(.get |> url("https://api.test" + path) |> builder)
     }
 
@@ -202,7 +202,7 @@ struct HTTPCacheTests {
         for path in ["/item", "/other", "/elsewhere"] { _ = try await get(cache, path) }
         #expect(origin.hits == 3)
         let post = InMemoryExecutor(routes: [.init(.post, "/item", .status(201, headers: ["Location": "/other", "Content-Location": "https://evil.test/elsewhere"]))])
-        let writer = Exchange(transport: post).eachHop(HTTPCache(store: (cache.hopMiddleware[0] as? HTTPCache)!.store, clock: clock, start: Self.start))
+        let writer = post.eachHop(HTTPCache(store: (cache.exchange.hopMiddleware[0] as? HTTPCache)!.store, clock: clock, start: Self.start))
         _ = try await writer.send(.post |> url("https://api.test/item"))
         #expect(try await get(cache, "/item").cacheStatus == .miss)
         #expect(try await get(cache, "/other").cacheStatus == .miss)
@@ -229,8 +229,8 @@ struct HTTPCacheTests {
             return .status(200, headers: ["ETag": "\"w\"", "Cache-Control": "max-age=10, stale-while-revalidate=60"], body: Data("w".utf8))
         }
         let transport = origin.transport
-        let cache = Exchange(transport: transport).eachHop(
-            HTTPCache(clock: clock, start: Self.start, backgroundRevalidation: Exchange(transport: transport)))
+        let cache = transport.eachHop(
+            HTTPCache(clock: clock, start: Self.start, backgroundRevalidation: transport))
         _ = try await cache.send(.get |> url("https://api.test/w"))
         clock.advance(by: .seconds(30))
         let stale = try await cache.send(.get |> url("https://api.test/w"))
@@ -479,7 +479,9 @@ struct HTTPCacheTests {
     @Test func aPublicResponseGetsHeuristicFreshness() async throws {
         let modified = HTTPDate.format(Self.start.addingTimeInterval(-10 * 86_400))
         origin.answer("/p") { _ in .status(302, headers: ["Cache-Control": "public", "Last-Modified": modified, "Location": "/elsewhere"]) }
-        let cache = Exchange(transport: origin.transport, redirects: .refuse).eachHop(HTTPCache(clock: clock, start: Self.start))
+        var refusing = origin.transport
+        refusing.redirects = .refuse
+        let cache = refusing.eachHop(HTTPCache(clock: clock, start: Self.start))
         _ = try await cache.send(.get |> url("https://api.test/p"))
         clock.advance(by: .seconds(3_600))
         let again = try await cache.send(.get |> url("https://api.test/p"))

@@ -79,7 +79,7 @@ import Testing
     }
 
     private func run(_ server: FakeServer) async throws -> Int {
-        let context = ConformanceContext(name: "test", servers: ConformanceSuite.referenceServers) { _ in server.executor() }
+        let context = ConformanceContext(name: "test", servers: ConformanceSuite.referenceServers) { server.executor() }
         let drip = context.httpbin() |> path("drip") |> timeout(0.7)
         return try await context.withoutServerSilence("send", drip) { try await context.executor().send($0).body.count }
     }

@@ -20,7 +20,7 @@ struct CookieMiddlewareTests {
     @Test func aCookieSetOnARedirectGoesWithTheNextHopAndStaysOnItsHost() async throws {
         let store = CookieStore()
         let transport = Self.site()
-        let executor = Exchange(transport: transport).eachHop(CookieMiddleware(store))
+        let executor = transport.eachHop(CookieMiddleware(store))
         let home = try await executor.send(.get |> url("https://api.test/login"))
         #expect(String(decoding: home.body, as: UTF8.self) == "session=S3CR3T-VALUE")
         let away = try await executor.send(.get |> url("https://api.test/away"))
@@ -33,7 +33,7 @@ struct CookieMiddlewareTests {
     @Test func aDownloadAndAStreamSendAndStoreCookiesToo() async throws {
         let store = CookieStore()
         let transport = Self.site()
-        let executor = Exchange(transport: transport).eachHop(CookieMiddleware(store))
+        let executor = transport.eachHop(CookieMiddleware(store))
         let target = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cookie-download-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: target) }
         _ = try await executor.download(.get |> url("https://api.test/login"), to: target)
@@ -45,7 +45,7 @@ struct CookieMiddlewareTests {
     @Test func cookiesExpireOnTheStoresClock() async throws {
         let clock = ManualClock()
         let store = CookieStore(clock: clock, start: SetCookieTests.now)
-        let executor = Exchange(transport: Self.site()).eachHop(CookieMiddleware(store))
+        let executor = Self.site().eachHop(CookieMiddleware(store))
         _ = try await executor.send(.get |> url("https://api.test/short"))
         #expect(store.cookieHeader(for: URL(string: "https://api.test/")!) == "brief=1")
         clock.advance(by: .seconds(29))
@@ -58,8 +58,8 @@ struct CookieMiddlewareTests {
 
     @Test func oneStoreServesTwoExecutors() async throws {
         let store = CookieStore()
-        let first = Exchange(transport: Self.site()).eachHop(CookieMiddleware(store))
-        let second = Exchange(transport: Self.site()).eachHop(CookieMiddleware(store))
+        let first = Self.site().eachHop(CookieMiddleware(store))
+        let second = Self.site().eachHop(CookieMiddleware(store))
         _ = try await first.send(.get |> url("https://api.test/login"))
         let home = try await second.send(.get |> url("https://api.test/home"))
         #expect(String(decoding: home.body, as: UTF8.self) == "session=S3CR3T-VALUE")
@@ -68,7 +68,7 @@ struct CookieMiddlewareTests {
     @Test func aRecordingOfTheHopsHidesCookieValues() async throws {
         let store = CookieStore()
         let recorder = HARRecorder()
-        let executor = Exchange(transport: Self.site()).eachHop(CookieMiddleware(store), recorder)
+        let executor = Self.site().eachHop(CookieMiddleware(store), recorder)
         _ = try await executor.send(.get |> url("https://api.test/login"))
         let har = try String(decoding: JSONEncoder().encode(recorder.har), as: UTF8.self)
         #expect(recorder.har.log.entries.count == 2)
@@ -101,7 +101,7 @@ struct CookieMiddlewareTests {
         ])
         let lines = Box([String]())
         let store = CookieStore()
-        let executor = Exchange(transport: echo).eachHop(CookieMiddleware(store))
+        let executor = echo.eachHop(CookieMiddleware(store))
             .with(LoggingMiddleware(bodies: .on(maxBytes: 4096)) { event in lines.withLock { $0.append("\(event)") } })
         _ = try await executor.send(.get |> url("https://api.test/login"))
         var failure: CourierError?

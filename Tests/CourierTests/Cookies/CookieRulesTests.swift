@@ -44,7 +44,7 @@ struct CookieRulesTests {
         let store = CookieStore()
         let rejections = Box<[CookieRejection]>([])
         let middleware = CookieMiddleware(store) { rejection, _ in rejections.withLock { $0.append(rejection) } }
-        let executor = Exchange(transport: Self.site { $0.url?.host == setter ? "sid=tenant-a; Domain=\(suffix); Path=/" : nil }).eachHop(middleware)
+        let executor = Self.site { $0.url?.host == setter ? "sid=tenant-a; Domain=\(suffix); Path=/" : nil }.eachHop(middleware)
         _ = try await executor.send(.get |> url("https://\(setter)/"))
         let other = try await executor.send(.get |> url("https://\(victim)/"))
         #expect(Self.echoed(other) == "none")
@@ -110,15 +110,14 @@ struct CookieRulesTests {
     /// (its own first, being older).
     @Test func aSiblingsDomainCookieDoesNotReplaceAHostsOwnCookie() async throws {
         let store = CookieStore()
-        let executor = Exchange(
-            transport: Self.site { request in
+        let executor = Self.site { request in
                 switch request.url?.host {
                 case "example.com": "sid=good; Path=/"
                 case "www.example.com": "sid=evil; Domain=example.com; Path=/"
                 default: nil
                 }
             }
-        ).eachHop(CookieMiddleware(store))
+            .eachHop(CookieMiddleware(store))
         _ = try await executor.send(.get |> url("https://example.com/login"))
         _ = try await executor.send(.get |> url("https://www.example.com/"))
         #expect(store.jar.count == 2)
@@ -137,7 +136,7 @@ struct CookieRulesTests {
     /// `, admin=1` inject a second cookie.
     @Test func aCommaInAFieldThatCameApartIsPartOfItsValue() async throws {
         let store = CookieStore()
-        let executor = Exchange(transport: Self.site { _ in "name=ada, admin=1; Path=/" }).eachHop(CookieMiddleware(store))
+        let executor = Self.site { _ in "name=ada, admin=1; Path=/" }.eachHop(CookieMiddleware(store))
         _ = try await executor.send(.get |> url("https://api.test/profile"))
         let cookies = store.jar.cookies
         #expect(cookies.map(\.name) == ["name"])
@@ -153,7 +152,7 @@ struct CookieRulesTests {
         let store = CookieStore()
         let rejections = Box<[CookieRejection]>([])
         let middleware = CookieMiddleware(store) { rejection, _ in rejections.withLock { $0.append(rejection) } }
-        let executor = Exchange(transport: Self.site { $0.url?.path == "/login" ? "sid=1; Secure; HttpOnly; Path=/" : nil }).eachHop(middleware)
+        let executor = Self.site { $0.url?.path == "/login" ? "sid=1; Secure; HttpOnly; Path=/" : nil }.eachHop(middleware)
         _ = try await executor.send(.get |> url(origin + "/login"))
         let me = try await executor.send(.get |> url(origin + "/me"))
         #expect(Self.echoed(me) == "sid=1")
@@ -164,7 +163,7 @@ struct CookieRulesTests {
         let store = CookieStore()
         let heard = Box<[String]>([])
         let middleware = CookieMiddleware(store) { rejection, host in heard.withLock { $0.append("\(host): \(rejection)") } }
-        let executor = Exchange(transport: Self.site { _ in "sid=SECRET-VALUE; Secure" }).eachHop(middleware)
+        let executor = Self.site { _ in "sid=SECRET-VALUE; Secure" }.eachHop(middleware)
         _ = try await executor.send(.get |> url("http://intranet.example/login"))
         #expect(store.jar.isEmpty)
         #expect(heard.withLock { $0 } == ["intranet.example: a Secure cookie was set over an insecure connection"])

@@ -143,8 +143,8 @@ struct ExchangeRulesTests {
     @Test func aBodyInHandPastTheLimitFailsAndOneWithinItPasses() async throws {
         let stubs = InMemoryExecutor(routes: [
             .init(.get, "/big", .text(String(repeating: "x", count: 26))), .init(.get, "/small", .text("fits")),
-        ])
-        let exchange = Exchange(transport: stubs, maximumResponseSize: 25)
+        ], maximumResponseSize: 25)
+        let exchange = stubs
         let error = await #expect(throws: CourierError.self) { _ = try await exchange.send(.get |> url("https://api.test/big")) }
         guard case .responseTooLarge(25)? = error?.cause else { Issue.record("\(String(describing: error))"); return }
         let small = try await exchange.send(.get |> url("https://api.test/small"))

@@ -19,7 +19,7 @@ struct ExchangeTests {
 
     @Test func followsEveryHopAndDropsCredentialsOnceTheChainLeavesTheOrigin() async throws {
         let transport = Self.chain()
-        let response = try await Exchange(transport: transport).send(Self.start)
+        let response = try await transport.send(Self.start)
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "done")
         let sent = transport.requests
@@ -30,7 +30,7 @@ struct ExchangeTests {
     @Test func hopMiddlewareSeesEachHopAsItGoesOutAndCallMiddlewareSeesTheCallOnce() async throws {
         let hops = Box([String]())
         let calls = Box([String]())
-        let executor = Exchange(transport: Self.chain())
+        let executor = Self.chain()
             .eachHop(Tap(log: hops, name: "outer"), Tap(log: hops, name: "inner"))
             .with(Tap(log: calls, name: "call"))
         _ = try await executor.send(Self.start)
@@ -52,14 +52,15 @@ struct ExchangeTests {
             }
         }
         let transport = Self.chain()
-        let response = try await Exchange(transport: transport, hopMiddleware: [Answer()]).send(Self.start)
+        let response = try await transport.eachHop(Answer()).send(Self.start)
         #expect(response.status == 204)
         #expect(transport.requests.count == 1)
     }
 
     @Test func aRefusingPolicyDeliversTheRedirectWithItsBody() async throws {
-        let transport = Self.chain()
-        let response = try await Exchange(transport: transport, redirects: .refuse).send(Self.start |> url("https://api.test/b"))
+        var transport = Self.chain()
+        transport.redirects = .refuse
+        let response = try await transport.send(Self.start |> url("https://api.test/b"))
         #expect(response.status == 307)
         #expect(String(decoding: response.body, as: UTF8.self) == "moved")
         #expect(transport.requests.count == 1)
@@ -67,7 +68,7 @@ struct ExchangeTests {
 
     @Test func aRedirectThePolicyRefusesFailsWithTheCallersRequestAttachedAndNoSecret() async throws {
         let transport = InMemoryExecutor(routes: [.init(.get, "/a", .status(302, headers: ["Location": "file:///etc/passwd"]))])
-        let error = await #expect(throws: CourierError.self) { _ = try await Exchange(transport: transport).send(Self.start) }
+        let error = await #expect(throws: CourierError.self) { _ = try await transport.send(Self.start) }
         guard case .transport(let failure)? = error?.cause else { Issue.record("\(String(describing: error))"); return }
         #expect(failure.kind == .redirectFailed)
         #expect(error?.request?.url?.path == "/a")
@@ -81,7 +82,7 @@ struct ExchangeTests {
             request.url?.scheme == "https" ? .status(307, headers: ["Location": "http://api.test/login"]) : .text("got it")
         }
         let login = Request.post |> url("https://api.test/login") |> form(["user": "ada", "password": "EXCHANGE-SECRET"])
-        let error = await #expect(throws: CourierError.self) { _ = try await Exchange(transport: transport).send(login) }
+        let error = await #expect(throws: CourierError.self) { _ = try await transport.send(login) }
         guard case .transport(let failure)? = error?.cause else { Issue.record("\(String(describing: error))"); return }
         #expect(failure.kind == .redirectFailed)
         #expect(failure.message.contains("clear text"))
@@ -97,7 +98,7 @@ struct ExchangeTests {
             .init(.get, "/a", .stream(chunks, status: 302, headers: ["Location": "/c"])),
             .init(.get, "/c", .text("done")),
         ])
-        let counting = Exchange(transport: transport, hopMiddleware: [CountBody(read: read)])
+        let counting = transport.eachHop(CountBody(read: read))
         let response = try await counting.send(Self.start)
         #expect(response.status == 200)
         // Read until past 64 KiB: at most one 16 KiB chunk more.
@@ -108,7 +109,7 @@ struct ExchangeTests {
 
     @Test func aFailureBeforeTheHeadCarriesTheCallersRequest() async throws {
         let transport = InMemoryExecutor { _ in .failure(URLError(.cannotConnectToHost)) }
-        let error = await #expect(throws: CourierError.self) { _ = try await Exchange(transport: transport).send(Self.start) }
+        let error = await #expect(throws: CourierError.self) { _ = try await transport.send(Self.start) }
         #expect(error?.request?.url?.host == "api.test")
         #expect(error?.request?.headers[.authorization] != "Bearer EXCHANGE-SECRET")
     }
@@ -152,7 +153,7 @@ struct ExchangeTests {
             }
         }
         let events = Box([LoggingMiddleware.Event]())
-        let executor = Exchange(transport: transport)
+        let executor = transport
             .eachHop(LoggingMiddleware { event in events.withLock { $0.append(event) } })
             .with(RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero)))
         let response = try await executor.send(.get |> url("https://api.test/a"))
@@ -169,7 +170,7 @@ struct ExchangeTests {
                 return n == 0 ? .text("end") : .status(302, headers: ["Location": "/hop/\(n - 1)"])
             }
         ])
-        let exchange = Exchange(transport: transport)
+        let exchange = transport
         #expect(try await exchange.send(.get |> url("https://api.test/hop/20")).status == 200)
         await #expect(throws: CourierError.self) { _ = try await exchange.send(.get |> url("https://api.test/hop/21")) }
     }

@@ -9,16 +9,16 @@ import Testing
 struct ReferenceConformanceTests {
     @Test(arguments: ConformanceSuite.cases(meeting: [.timing]))
     func inMemoryConforms(_ check: ConformanceCase) async throws {
-        try await check.run(servers: ConformanceSuite.referenceServers) { _ in ConformanceSuite.reference() }
+        try await check.run(servers: ConformanceSuite.referenceServers) { ConformanceSuite.reference() }
     }
 
     @Test(arguments: ConformanceSuite.cases(meeting: []))
     func harReplayConforms(_ check: ConformanceCase) async throws {
         // Record the reference executor answering the case, then hold the replay to it.
         let recorder = HARRecorder(bodies: .verbatim)
-        try await check.run(servers: ConformanceSuite.referenceServers) { _ in ConformanceSuite.reference().with(recorder) }
+        try await check.run(servers: ConformanceSuite.referenceServers) { ConformanceSuite.reference().with(recorder) }
         let replay = HARReplayExecutor(recorder.har)
-        try await check.run(servers: ConformanceSuite.referenceServers) { _ in replay }
+        try await check.run(servers: ConformanceSuite.referenceServers) { replay }
     }
 
     @Test func theNetworkFreeCasesAreTheOnesThatSaySo() {

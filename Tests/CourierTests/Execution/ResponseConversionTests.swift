@@ -105,10 +105,10 @@ struct ResponseConversionTests {
         #expect(gzip.framingFailure(method: "GET") == nil)
     }
 
-    /// An executor answering every request with one Foundation response, as URLSession would.
-    struct FoundationAnswer: Executor {
+    /// A transport answering every request with one Foundation response, as URLSession would.
+    struct FoundationAnswer: Transport {
         let http: HTTPURLResponse
-        func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
             StreamedResponse(Response(http: http, body: Data("{}".utf8)))
         }
     }
@@ -119,7 +119,7 @@ struct ResponseConversionTests {
         let logging = LoggingMiddleware(redaction: Redaction(headers: ["X-Session"])) { event in
             events.withLock { $0.append(event) }
         }
-        let response = try await FoundationAnswer(http: http).with(logging).send(Request.get |> baseURL("https://api.test"))
+        let response = try await Exchange(transport: FoundationAnswer(http: http)).with(logging).send(Request.get |> baseURL("https://api.test"))
         // The caller's response keeps every value.
         #expect(response.headers["set-cookie"] == "sid=COOKIE-SECRET")
         let logged: [LoggingMiddleware.Event] = events.withLock { $0 }

@@ -6,9 +6,9 @@ import Testing
 /// arriving, and middleware handles both without buffering a stream.
 @Suite("Transport contract")
 struct TransportContractTests {
-    /// An executor whose body the test feeds by hand, after the head has been returned; it
-    /// records the options each call got and whether the transfer was stopped.
-    final class Manual: Executor {
+    /// A transport whose body the test feeds by hand, after the head has been returned; it
+    /// records the options each hop got and whether the transfer was stopped.
+    final class Manual: Transport {
         let continuations = Box<[ByteStream.Continuation]>([])
         let options = Box<[StreamOptions]>([])
         let stopped = Box(0)
@@ -16,7 +16,7 @@ struct TransportContractTests {
 
         init(status: Int = 200) { self.status = status }
 
-        func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
             try request.validate()
             self.options.withLock { $0.append(options) }
             let (stream, continuation) = ByteStream.makeStream(bufferLimit: 1 << 20)
@@ -27,6 +27,8 @@ struct TransportContractTests {
         }
 
         var last: ByteStream.Continuation? { continuations.withLock { $0.last } }
+        /// An executor over this transport.
+        var executor: Exchange { Exchange(transport: self) }
     }
 
     /// Every middleware Courier ships that can stand in one chain.
@@ -47,7 +49,7 @@ struct TransportContractTests {
         let base = Manual()
         let events = Box<[LoggingMiddleware.Event]>([])
         let recorder = HARRecorder()
-        let executor = MiddlewareExecutor(base: base, middleware: Self.everyMiddleware(events: events, recorder: recorder))
+        let executor = Exchange(transport: base, middleware: Self.everyMiddleware(events: events, recorder: recorder))
         // The head comes back while the body has not started: nothing in the chain waited for it.
         let response = try await executor.stream(Request.get |> baseURL(api) |> path("feed"))
         #expect(response.status == 200)
@@ -71,28 +73,28 @@ struct TransportContractTests {
 
     @Test func sendAsksForTheBodyWholeAndStreamDoesNot() async throws {
         let base = Manual()
-        let sending = Task { try await base.send(Request.get |> baseURL(api)) }
+        let sending = Task { try await base.executor.send(Request.get |> baseURL(api)) }
         await waitUntil { base.last != nil }
         base.last?.yield(Data("all".utf8))
         base.last?.finish()
         #expect(try await sending.value.body == Data("all".utf8))
-        _ = try await base.stream(Request.get |> baseURL(api))
+        _ = try await base.executor.stream(Request.get |> baseURL(api))
         let asked: [Bool] = base.options.withLock { $0.map(\.buffersBody) }
         #expect(asked == [true, false])
     }
 
-    @Test func aCustomExecutorGetsEveryFormFromItsOneMethod() async throws {
-        struct Canned: Executor {
-            func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+    @Test func aCustomTransportGetsEveryFormFromItsOneMethod() async throws {
+        struct Canned: Transport {
+            func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
                 StreamedResponse(status: 200, headers: ["Content-Type": "application/json"], body: ByteStream(Data(#"{"id":1,"name":"Ada"}"#.utf8)))
             }
         }
         let resource = Request.get |> baseURL(api) |> path("me") |> decode(User.self)
-        #expect(try await Canned().send(resource) == User(id: 1, name: "Ada"))
-        let streamed = try await Canned().stream(resource.request)
+        #expect(try await Exchange(transport: Canned()).send(resource) == User(id: 1, name: "Ada"))
+        let streamed = try await Exchange(transport: Canned()).stream(resource.request)
         #expect(try await streamed.body.collect(upTo: 100) == Data(#"{"id":1,"name":"Ada"}"#.utf8))
         let completed = await withCheckedContinuation { (done: CheckedContinuation<Result<User, CourierError>, Never>) in
-            Canned().send(resource) { done.resume(returning: $0) }
+            Exchange(transport: Canned()).send(resource) { done.resume(returning: $0) }
         }
         #expect(try completed.get() == User(id: 1, name: "Ada"))
     }
@@ -173,7 +175,7 @@ struct TransportContractTests {
     @Test func aRetrySupersedingAStreamStopsItsTransfer() async throws {
         let base = Manual(status: 503)
         let policy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1))
-        let executor = base.with(RetryMiddleware(policy: policy))
+        let executor = base.executor.with(RetryMiddleware(policy: policy))
         let response = try await executor.stream(Request.get |> baseURL(api))
         #expect(response.status == 503)
         // The first attempt's transfer was stopped when the second replaced it; the second runs.
@@ -188,7 +190,7 @@ struct TransportContractTests {
         _ = try await inHand.send(Request.get |> baseURL(api))
         #expect(limit.inFlight == 0)
         let base = Manual()
-        let streaming = base.with(limit)
+        let streaming = base.executor.with(limit)
         let response = try await streaming.stream(Request.get |> baseURL(api))
         #expect(limit.inFlight == 1)
         base.last?.finish()
@@ -199,17 +201,17 @@ struct TransportContractTests {
     @Test(.timeLimit(.minutes(1)))
     func deduplicationNeverSharesAStream() async throws {
         /// Holds every call until released, then answers with a live stream of its own.
-        final class Held: Executor {
+        final class Held: Transport {
             let base = Manual()
             let waiting = Box<[CheckedContinuation<Void, Never>]>([])
-            func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+            func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
                 await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }
-                return try await base.execute(request, options: options)
+                return try await base.send(hop: request, options: options)
             }
         }
         let held = Held()
         let deduplication = DeduplicationMiddleware()
-        let executor = held.with(deduplication)
+        let executor = Exchange(transport: held).with(deduplication)
         let request = Request.get |> baseURL(api) |> path("feed")
         let leader = Task { try await executor.stream(request) }
         await waitUntil { held.waiting.withLock { !$0.isEmpty } }

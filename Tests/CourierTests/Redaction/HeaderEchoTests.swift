@@ -82,7 +82,8 @@ struct HeaderEchoTests {
         echoing.add("Set-Cookie", "n=1; Path=/\(secret)")
         let headers = echoing
         let recorder = HARRecorder()
-        _ = try await InMemoryExecutor { _ in .status(302, headers: headers, body: Data([0, 1, 2])) }.with(recorder).send(request)
+        let redirecting = InMemoryExecutor(redirects: .refuse) { _ in .status(302, headers: headers, body: Data([0, 1, 2])) }
+        _ = try await redirecting.with(recorder).send(request)
         let har = String(decoding: try recorder.har.jsonData(), as: UTF8.self)
         #expect(!Self.shows(har, secret), "\(label): \(har)")
         #expect(har.contains("req-1"), "\(label)")

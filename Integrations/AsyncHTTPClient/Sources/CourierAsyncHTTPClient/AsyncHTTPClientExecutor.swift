@@ -39,35 +39,19 @@ import NIOPosix
 /// their length when it is known. ``/Courier/Request/cachePolicy`` does not apply: this transport
 /// has no cache.
 ///
-/// The executor is a Courier ``/Courier/Exchange`` over an ``AsyncHTTPClientTransport``: Courier
-/// takes every redirect hop, and middleware that must see each hop goes in ``eachHop(_:)``.
+/// The executor holds a Courier ``/Courier/Exchange`` over an ``AsyncHTTPClientTransport``: Courier
+/// takes every redirect hop, and middleware that must see each hop goes in
+/// ``/Courier/Executor/eachHop(_:)``.
 public struct AsyncHTTPClientExecutor: Executor {
     /// The transport that sends each hop.
     public var transport: AsyncHTTPClientTransport {
         didSet { exchange.transport = transport }
     }
-    /// The exchange this executor runs: the transport and the redirect policy.
-    public private(set) var exchange: Exchange
+    /// The exchange every call runs through: the transport, the redirect policy, the middleware
+    /// and the limits.
+    public var exchange: Exchange
     /// The client requests go through; owned by the caller.
     public var client: HTTPClient { transport.client }
-    /// How redirects are followed. A copy of the executor with another policy shares the client.
-    public var redirects: RedirectPolicy {
-        get { exchange.redirects }
-        set { exchange.redirects = newValue }
-    }
-    /// The most bytes a response body may have, counted after decompression, or `nil` for no
-    /// limit (negative values count as `0`).
-    public var maximumResponseSize: Int? {
-        get { exchange.maximumResponseSize }
-        set { exchange.maximumResponseSize = newValue }
-    }
-    /// Middleware run around every hop of a redirect chain, outermost first
-    /// (``/Courier/Exchange/hopMiddleware``); middleware for the whole call goes in
-    /// ``/Courier/Executor/with(_:)``.
-    public var hopMiddleware: [any Middleware] {
-        get { exchange.hopMiddleware }
-        set { exchange.hopMiddleware = newValue }
-    }
 
     /// A client that does not leave redirects, decompression and tracing to Courier.
     public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
@@ -131,27 +115,5 @@ public struct AsyncHTTPClientExecutor: Executor {
         // instead of being retried by the pool until the request's deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
-    }
-
-    /// Sends `request` and every redirect the policy follows; returns once the last head arrives.
-    ///
-    /// With ``/Courier/StreamOptions/buffersBody`` the body is gathered, in hand; otherwise it
-    /// streams through a ``/Courier/ByteStream`` with backpressure.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - options: How the body is delivered.
-    /// - Returns: The head and the body.
-    /// - Throws: ``/Courier/CourierError``.
-    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        try await exchange.execute(request, options: options)
-    }
-
-    /// This executor's exchange with `middleware` around every hop of a redirect chain.
-    /// - Parameter middleware: The middleware, outermost first.
-    /// - Returns: The exchange; it shares this executor's client.
-    public func eachHop(_ middleware: any Middleware...) -> Exchange {
-        var exchange = self.exchange
-        exchange.hopMiddleware += middleware
-        return exchange
     }
 }

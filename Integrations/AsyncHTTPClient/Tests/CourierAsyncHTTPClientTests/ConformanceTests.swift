@@ -32,13 +32,7 @@ struct ConformanceTests {
     private static func runOverHTTPS(_ check: ConformanceCase, client: HTTPClient?) async throws {
         let client = try #require(client, "COURIER_TLS_DIR is not set or its ca.pem is unreadable: run scripts/test")
         let base = try AsyncHTTPClientExecutor(client: client)
-        try await check.run(servers: try ConformanceServers.httpsFromEnvironment()) { options in
-            var executor = base
-            executor.redirects = options.redirects
-            executor.maximumResponseSize = options.maximumResponseSize
-            executor.hopMiddleware = options.hopMiddleware
-            return executor
-        }
+        try await check.run(servers: try ConformanceServers.httpsFromEnvironment()) { base }
     }
 
     /// The same cases over HTTPS with HTTP/2: both httpbin origins behind TLS (the hostile and
@@ -68,12 +62,6 @@ struct ConformanceTests {
     @Test(arguments: ConformanceSuite.cases)
     func conforms(_ check: ConformanceCase) async throws {
         let base = try makeExecutor()
-        try await check.run(servers: try servers()) { options in
-            var executor = base
-            executor.redirects = options.redirects
-            executor.maximumResponseSize = options.maximumResponseSize
-            executor.hopMiddleware = options.hopMiddleware
-            return executor
-        }
+        try await check.run(servers: try servers()) { base }
     }
 }

@@ -49,7 +49,7 @@ struct LoggerSinkTests {
     @Test func aResponseThatWentThroughTheCacheSaysHow() async throws {
         let (logger, handler) = Self.logger()
         let server = InMemoryExecutor.scripted([], then: .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("c".utf8)))
-        let executor = Exchange(transport: server).eachHop(HTTPCache()).with(LoggingMiddleware(logger: logger))
+        let executor = server.eachHop(HTTPCache()).with(LoggingMiddleware(logger: logger))
         _ = try await executor.send(.get |> url("https://api.test/cached"))
         _ = try await executor.send(.get |> url("https://api.test/cached"))
         let responses = handler.entries.filter { $0.metadata["courier.event"] == "response" }

@@ -39,7 +39,7 @@ struct MetricsMiddlewareTests {
     @Test func aResponseThatWentThroughTheCacheSaysHow() async throws {
         let metrics = TestMetrics()
         let server = InMemoryExecutor.scripted([], then: .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("c".utf8)))
-        let executor = Exchange(transport: server).eachHop(HTTPCache()).with(MetricsMiddleware(factory: metrics))
+        let executor = server.eachHop(HTTPCache()).with(MetricsMiddleware(factory: metrics))
         _ = try await executor.send(Self.request)
         _ = try await executor.send(Self.request)
         for status in ["miss", "hit"] {

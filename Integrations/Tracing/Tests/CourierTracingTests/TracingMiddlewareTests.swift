@@ -15,7 +15,7 @@ struct TracingMiddlewareTests {
     @Test func aResponseThatWentThroughTheCacheSaysHow() async throws {
         let tracer = InMemoryTracer()
         let server = InMemoryExecutor.scripted([], then: .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("c".utf8)))
-        let executor = Exchange(transport: server).eachHop(HTTPCache()).with(TracingMiddleware(tracer: tracer))
+        let executor = server.eachHop(HTTPCache()).with(TracingMiddleware(tracer: tracer))
         _ = try await executor.send(.get |> url("https://api.test/cached"))
         _ = try await executor.send(.get |> url("https://api.test/cached"))
         #expect(tracer.finishedSpans.map { $0.attributes["courier.cache.status"]?.toSpanAttribute() } == ["miss", "hit"])

@@ -1,15 +1,5 @@
 import Foundation
 
-extension Executor {
-    /// Sends `request` with ``execute(_:options:)`` and settles the head the way every caller
-    /// and every middleware sees it (``StreamedResponse/settled(answering:)``). Written once,
-    /// here: ``send(_:)-(Request)``, ``stream(_:options:)`` and the innermost step of a
-    /// ``MiddlewareExecutor`` all go through it, whatever the transport.
-    func settledResponse(to request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        try await execute(request, options: options).settledIfNeeded(answering: request.method)
-    }
-}
-
 extension StreamedResponse {
     /// ``settled(answering:)`` when there is anything to settle. The common case costs two
     /// comparisons: a final status with a body in hand (or already observed) has nothing to settle.
