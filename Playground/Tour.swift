@@ -125,7 +125,7 @@ struct Tour {
             _ = try await HARReplayExecutor(contentsOf: file).send(Request.delete |> baseURL(base))
             throw Failure(description: "an unrecorded request was answered")
         } catch let error as CourierError {
-            guard case .noRecordedResponse(let message) = error.cause else { throw error }
+            guard case .unanswered(let message) = error.cause else { throw error }
             print("   unmatched: \(message)")
             try check(true, "an unrecorded request is a typed error naming the closest entry")
         }

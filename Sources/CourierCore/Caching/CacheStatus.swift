@@ -3,6 +3,9 @@ import Foundation
 /// Where a response came from when it went through an ``HTTPCache``: read from the
 /// `Cache-Status` field the cache adds ([RFC 9211](https://www.rfc-editor.org/rfc/rfc9211)), so
 /// logs, metrics and HAR recordings show it too.
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum CacheStatus: String, Sendable, Hashable {
     /// Served from the cache, fresh, with no request to the origin.
     case hit

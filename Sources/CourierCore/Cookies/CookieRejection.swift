@@ -3,6 +3,9 @@
 /// ``CookieJar/store(setCookie:from:at:)`` returns the reasons.
 ///
 /// The description names the rule, never the cookie's value.
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum CookieRejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// The field has no `name=value` pair before its first `;`.
     case noNameValuePair

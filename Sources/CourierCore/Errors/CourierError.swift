@@ -6,6 +6,12 @@ import Foundation
 /// ``Request/redacted()``), and ``description`` never contains a credential, so an error can be
 /// logged as it is.
 ///
+/// New causes will be added in minor releases (a circuit breaker's, a pinning failure's), so a
+/// `switch` over ``cause`` outside Courier needs a `default:` (or `@unknown default:`, which also
+/// warns when a release adds a case you may want to handle); the compiler asks for one. The same
+/// holds for ``TransportFailure/Kind``, ``TLSProblem`` and ``RequestProblem/Kind``. For metrics
+/// and logs, ``errorType`` names every cause, present and future, as a short string.
+///
 /// ```swift
 /// do {
 ///     let user = try await executor.send(resource)
@@ -18,7 +24,10 @@ import Foundation
 /// }
 /// ```
 public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// What went wrong.
+    /// What went wrong. Cases are added in minor releases: match with a `default:`.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Cause: Sendable {
         /// The request is invalid; it was not sent. The problems say what to fix.
         case invalidRequest([RequestProblem])
@@ -41,12 +50,11 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// The response body grew past the executor's limit (counted after decompression); the
         /// transfer was stopped.
         case responseTooLarge(limit: Int)
-        /// A replaying executor has no recorded response for the request. The message names
-        /// the closest recorded entry and how it differs.
-        case noRecordedResponse(String)
-        /// An ``InMemoryExecutor`` has no route for the request (and no fallback). The message
-        /// names the request and the closest route, and how they differ.
-        case noMatchingRoute(String)
+        /// An offline executor has no answer for the request: no route of an
+        /// ``InMemoryExecutor`` matches it (and it has no fallback), or no entry of a
+        /// ``HARReplayExecutor``'s recording does. A mistake in the test rather than a failure of
+        /// the code under test; the message names the closest route or entry and how it differs.
+        case unanswered(String)
         /// A recording (a HAR file) could not be read, written or understood.
         case invalidRecording(String)
         /// Pagination fetched `limit` pages and the server still named a next one.
@@ -161,10 +169,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "authentication failed: \(reason)"
         case .responseTooLarge(let limit):
             text = "the response body exceeded the limit of \(limit) bytes"
-        case .noRecordedResponse(let message):
-            text = "no recorded response: \(message)"
-        case .noMatchingRoute(let message):
-            text = "no matching route: \(message)"
+        case .unanswered(let message):
+            text = "no stubbed or recorded answer: \(message)"
         case .invalidRecording(let message):
             text = "invalid recording: \(message)"
         case .tooManyPages(let limit):
@@ -195,7 +201,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
 
 /// Why the transport failed, in terms independent of the platform's error types.
 public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
-    /// The broad kind of failure.
+    /// The broad kind of failure. Kinds are added in minor releases: match with a `default:`.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Kind: Sendable, Hashable {
         /// The host name could not be resolved.
         case dnsFailure
@@ -293,8 +302,7 @@ extension CourierError {
         case .decodingFailed: "decodingFailed"
         case .authenticationFailed: "authenticationFailed"
         case .responseTooLarge: "responseTooLarge"
-        case .noRecordedResponse: "noRecordedResponse"
-        case .noMatchingRoute: "noMatchingRoute"
+        case .unanswered: "unanswered"
         case .invalidRecording: "invalidRecording"
         case .tooManyPages: "tooManyPages"
         case .paginationCycle: "paginationCycle"

@@ -14,6 +14,9 @@ import Foundation
 ///     if case .transport(let failure) = error.cause, failure.tlsProblem == .expired { … }
 /// }
 /// ```
+#if hasAttribute(nonexhaustive)
+    @nonexhaustive
+#endif
 public enum TLSProblem: Sendable, Hashable, CustomStringConvertible {
     /// The server's certificate chains to no authority this client trusts (self-signed, or
     /// issued by a private authority that was not added).

@@ -144,7 +144,7 @@ public struct InMemoryExecutor: Executor {
     /// Creates an executor that answers from a route table.
     ///
     /// A request that no route matches is a mistake in the test more often than a real 404, so
-    /// by default it fails with ``CourierError/Cause/noMatchingRoute(_:)``, naming the request and
+    /// by default it fails with ``CourierError/Cause/unanswered(_:)``, naming the request and
     /// the closest route. Pass `fallback: .status(404)` to answer such requests instead.
     /// - Parameters:
     ///   - routes: Routes matched by method and path template; the first match wins.
@@ -165,7 +165,7 @@ public struct InMemoryExecutor: Executor {
                 if let parameters = route.match(request.method, path: path) { return try await route.respond(request, parameters) }
             }
             if let fallback { return fallback }
-            throw CourierError(.noMatchingRoute(Route.explainMiss(request, path: path, routes: routes)), request: request)
+            throw CourierError(.unanswered(Route.explainMiss(request, path: path, routes: routes)), request: request)
         }
     }
 

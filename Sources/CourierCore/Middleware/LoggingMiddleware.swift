@@ -20,6 +20,9 @@ public struct LoggingMiddleware: Middleware {
     /// One thing worth logging.
     public struct Event: Sendable, CustomStringConvertible {
         /// What happened.
+        #if hasAttribute(nonexhaustive)
+            @nonexhaustive
+        #endif
         public enum Kind: Sendable, Hashable {
             /// A request is about to be sent.
             case request

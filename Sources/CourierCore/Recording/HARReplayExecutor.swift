@@ -8,7 +8,7 @@ import Foundation
 /// must match too. Several entries for the same request are answered in recorded order, the
 /// last one repeating, so a recorded sequence (a list before and after a create, say) replays
 /// as it happened. A request nothing matches fails with
-/// ``CourierError/Cause/noRecordedResponse(_:)``, naming the closest entry and how it differs.
+/// ``CourierError/Cause/unanswered(_:)``, naming the closest entry and how it differs.
 /// An entry recorded as a failure (status 0) is replayed as a transport failure.
 ///
 /// ```swift
@@ -76,7 +76,7 @@ final class HARReplayTransport: Transport {
     /// Answers `request` with the matching recorded response: in hand when the caller reads the
     /// body whole (``StreamOptions/buffersBody``) or it was recorded whole, otherwise chunk by
     /// chunk as it was recorded (see `HAR.Content._chunks`).
-    /// Throws ``CourierError`` with cause ``CourierError/Cause/noRecordedResponse(_:)`` when no
+    /// Throws ``CourierError`` with cause ``CourierError/Cause/unanswered(_:)`` when no
     /// entry matches, ``CourierError/Cause/invalidRecording(_:)`` for an entry whose body cannot
     /// be decoded, or ``CourierError/Cause/transport(_:)`` for an entry recorded as a failure.
     func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
@@ -98,7 +98,7 @@ final class HARReplayTransport: Transport {
         let key = RecordedRequestKey(method: request.method.rawValue, url: url.absoluteString)
         let matches = candidates.filter { $0.key.matches(key) && (!matchingBodies || bodyMatches($0.entry, request)) }
         guard !matches.isEmpty else {
-            throw CourierError(.noRecordedResponse(explainMiss(key, request: request)), request: request)
+            throw CourierError(.unanswered(explainMiss(key, request: request)), request: request)
         }
         let chosen = uses.withLock { uses -> Candidate in
             let candidate = matches.first { uses[$0.index] == 0 } ?? matches[matches.count - 1]

@@ -7,6 +7,9 @@
 /// A problem's ``message`` never contains a header value, a credential or a body.
 public struct RequestProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem, for callers that switch on it.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Kind: Sendable, Hashable {
         /// No base URL or absolute URL was given.
         case missingURL

@@ -314,6 +314,9 @@ public struct ByteStream: AsyncSequence, Sendable {
 
 extension ByteStream {
     /// How reading a body ended, as ``ByteStream/observing(chunk:end:)`` reports it.
+    #if hasAttribute(nonexhaustive)
+        @nonexhaustive
+    #endif
     public enum Ending: Sendable, CustomStringConvertible {
         /// The whole body went by.
         case complete

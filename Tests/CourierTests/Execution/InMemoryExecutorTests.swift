@@ -28,7 +28,7 @@ struct InMemoryExecutorTests {
             .init(.post, "/v1/user", .status(201)),
         ])
         let error = await expectCourierError { _ = try await executor.send(Request.get |> baseURL(api) |> path("user")) }
-        guard case .noMatchingRoute(let message) = error?.cause else {
+        guard case .unanswered(let message) = error?.cause else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }

@@ -215,7 +215,7 @@ struct HARTests {
         let error = await expectCourierError {
             _ = try await replay.send(Request.get |> baseURL(api) |> path("users", 7) |> query("expand", "friends") |> query("secret", "s3"))
         }
-        guard case .noRecordedResponse(let message) = error?.cause else {
+        guard case .unanswered(let message) = error?.cause else {
             Issue.record("unexpected \(String(describing: error))")
             return
         }

@@ -181,7 +181,7 @@ func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total:
         send = try rawURLSessionSender(kind, base: base, session: session)
     case "urlsession-courier":
         let executor = URLSessionExecutor(configuration: .ephemeral)
-        keepAlive.append(executor)
+        keepAlive.append(executor.transport)
         send = courierSender(kind, base: base, executor: executor)
     default:
         throw BenchmarkError(description: "unknown variant \(variant)")
