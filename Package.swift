@@ -41,6 +41,9 @@ let package = Package(
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         // The transport conformance suite, for packages that bring an executor of their own.
         .library(name: "CourierConformance", targets: ["CourierConformance"]),
+        // The soak harness (mixed traffic for minutes, checked for leaks) that Benchmarks/soak
+        // runs on each transport: a tool, not API; its declarations may change in any release.
+        .library(name: "CourierSoak", targets: ["CourierSoak"]),
     ],
     targets: [
         // Requests, builders, resources, the exchange, middleware, streaming, recording, testing:
@@ -71,6 +74,12 @@ let package = Package(
             path: "Sources/CourierConformance",
             swiftSettings: librarySettings
         ),
+        .target(
+            name: "CourierSoak",
+            dependencies: ["CourierCore", "CourierConformance"],
+            path: "Sources/CourierSoak",
+            swiftSettings: librarySettings
+        ),
         .executableTarget(
             name: "Playground",
             dependencies: ["Courier"],
@@ -85,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierConformance", "TestSupport"],
+            dependencies: ["Courier", "CourierConformance", "CourierSoak", "TestSupport"],
             path: "Tests/CourierTests",
             swiftSettings: testSettings
         ),

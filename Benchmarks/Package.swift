@@ -15,12 +15,12 @@ let package = Package(
         ),
         // The soak on URLSession (Benchmarks/soak): mixed traffic for minutes, checked for leaks.
         .executableTarget(
-            name: "CourierSoak",
+            name: "URLSessionSoak",
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
-                .product(name: "CourierConformance", package: "Courier"),
+                .product(name: "CourierSoak", package: "Courier"),
             ],
-            path: "Sources/CourierSoak"
+            path: "Sources/URLSessionSoak"
         ),
         // Plain URLSession requests, no Courier: the baseline for what the platform keeps per
         // request (Benchmarks/soak --heaptrack-raw runs it under heaptrack).

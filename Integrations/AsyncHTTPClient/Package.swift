@@ -67,7 +67,7 @@ let package = Package(
             name: "CourierAHCSoak",
             dependencies: [
                 "CourierAsyncHTTPClient",
-                .product(name: "CourierConformance", package: "courier"),
+                .product(name: "CourierSoak", package: "courier"),
             ],
             swiftSettings: upcoming
         ),

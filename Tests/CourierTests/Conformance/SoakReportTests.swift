@@ -1,4 +1,4 @@
-@testable import CourierConformance
+@testable import CourierSoak
 import Foundation
 import Testing
 

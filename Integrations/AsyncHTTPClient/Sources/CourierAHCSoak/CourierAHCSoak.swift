@@ -1,5 +1,5 @@
 import CourierAsyncHTTPClient
-import CourierConformance
+import CourierSoak
 
 /// The soak on AsyncHTTPClient (Benchmarks/soak runs it): mixed traffic against the loopback
 /// servers, through the shared executor a user gets in one line.

@@ -66,6 +66,8 @@ extension LoggingMiddleware {
             case .response: level = levels.response
             case .streamEnded: level = event.error == nil ? levels.streamEnded : levels.failure
             case .failure: level = levels.failure
+            // A kind a later Courier adds: logged as a response is.
+            @unknown default: level = levels.response
             }
             // The metadata is built only when the level is enabled.
             guard logger.logLevel <= level else { return }
@@ -103,6 +105,7 @@ extension LoggingMiddleware {
         case .complete?: metadata["courier.stream.ending"] = "complete"
         case .abandoned?: metadata["courier.stream.ending"] = "abandoned"
         case .failed?: metadata["courier.stream.ending"] = "failed"
+        case let other?: metadata["courier.stream.ending"] = "\(other)"
         case nil: break
         }
         if let body = event.requestBody { metadata["courier.request.body"] = "\(body)" }
@@ -116,6 +119,7 @@ extension LoggingMiddleware {
         case .response: "response"
         case .streamEnded: "stream_ended"
         case .failure: "failure"
+        @unknown default: "\(kind)"
         }
     }
 }

@@ -96,6 +96,7 @@ public struct TracingMiddleware: Middleware {
                         span.recordError(error)
                         span.setStatus(SpanStatus(code: .error))
                     }
+                @unknown default: break
                 }
                 span.end()
             })

@@ -1,3 +1,4 @@
+import CourierConformance
 import CourierCore
 import Foundation
 
