@@ -58,9 +58,9 @@ func cleanUp(_ file: URL) {
     for suffix in ["", ".partial", ".partial.validator"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
 }
 
-/// A count shared between a case and the tasks it starts. `@unchecked Sendable` is sound: the
+/// Chunks an upload's producer made, counted across the tasks a case starts. `@unchecked Sendable` is sound: the
 /// value is read and written only while the lock is held.
-final class Counter: @unchecked Sendable {
+final class ProducedChunks: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 

@@ -22,7 +22,7 @@ extension ConformanceSuite {
         },
         ConformanceCase("uploads: a sequence is sent while it is produced, with or without a length") { context in
             let executor = context.executor()
-            let produced = Counter()
+            let produced = ProducedChunks()
             let chunks = AsyncStream<Data> { continuation in
                 Task {
                     for _ in 0..<20 {

@@ -50,62 +50,29 @@ public struct Response: Sendable, Hashable {
         self.location = .parsed(url)
     }
 
-    /// Creates a response whose headers are converted from the transport's own form only when
-    /// first read, once for every copy: for a transport of your own (most callers
-    /// decode the body and never read a header).
-    ///
-    /// ```swift
-    /// Response(status: Int(head.status.code), url: url) { HTTPHeaders(head.headers.map { ($0.name, $0.value) }) }
-    /// ```
+    /// Creates a response whose headers are converted from a transport's own form only when
+    /// first read, once for every copy (most callers decode the body and never read a header),
+    /// and which answers a question about one field without converting them all: the core asks
+    /// every response for `Content-Length` and `Content-Encoding`, and a redirect for its
+    /// `Location`. For Courier's own transports; not part of the public API.
     /// - Parameters:
     ///   - status: The status code.
     ///   - body: The body bytes.
-    ///   - url: The URL the response came from.
-    ///   - headers: Makes the header fields; called at most once.
-    public init(status: Int, body: Data = Data(), url: URL? = nil, headers: @escaping @Sendable () -> HTTPHeaders) {
-        self.status = status
-        self.headerStorage = .deferred(DeferredHeaders(headers))
-        self.body = body
-        self.location = .parsed(url)
-    }
-
-    /// Creates a response whose headers are converted only when first read, and which answers a
-    /// question about one field without converting them all: the core asks every response for
-    /// `Content-Length` and `Content-Encoding`, and a redirect for its `Location`.
-    /// - Parameters:
-    ///   - status: The status code.
-    ///   - body: The body bytes.
-    ///   - url: The URL the response came from.
+    ///   - url: The URL the response came from, or `nil` when `urlString` is given.
+    ///   - urlString: The URL as a string, parsed only when ``url`` is first read (parsing one
+    ///     costs more than the rest of a small response's head).
     ///   - field: The first value of the named field in the transport's own form, if any; names
     ///     match case-insensitively.
     ///   - headers: Makes the header fields; called at most once.
+    @_spi(Transports)
     public init(
-        status: Int, body: Data = Data(), url: URL? = nil, field: @escaping @Sendable (HeaderName) -> String?,
-        headers: @escaping @Sendable () -> HTTPHeaders
+        status: Int, body: Data = Data(), url: URL? = nil, urlString: String? = nil,
+        field: (@Sendable (HeaderName) -> String?)? = nil, headers: @escaping @Sendable () -> HTTPHeaders
     ) {
         self.status = status
         self.headerStorage = .deferred(DeferredHeaders(headers, field: field))
         self.body = body
-        self.location = .parsed(url)
-    }
-
-    /// Creates a response like ``init(status:body:url:field:headers:)`` whose URL is parsed from
-    /// `urlString` only when ``url`` is first read: for a transport that holds the URL as a
-    /// string (parsing one costs more than the rest of a small response's head).
-    /// - Parameters:
-    ///   - status: The status code.
-    ///   - body: The body bytes.
-    ///   - urlString: The URL the response came from, as a string.
-    ///   - field: The first value of the named field in the transport's own form, if any.
-    ///   - headers: Makes the header fields; called at most once.
-    public init(
-        status: Int, body: Data = Data(), urlString: String, field: @escaping @Sendable (HeaderName) -> String?,
-        headers: @escaping @Sendable () -> HTTPHeaders
-    ) {
-        self.status = status
-        self.headerStorage = .deferred(DeferredHeaders(headers, field: field))
-        self.body = body
-        self.location = .unparsed(urlString)
+        self.location = urlString.map { .unparsed($0) } ?? .parsed(url)
     }
 
     public static func == (lhs: Response, rhs: Response) -> Bool {

@@ -179,6 +179,16 @@ public struct ByteStream: AsyncSequence, Sendable {
         return ByteStream(source: source, observations: observations + [observation])
     }
 
+    /// A stream of the same body that counts the bytes its reader takes, and calls `end` once
+    /// when reading ends, with how it ended (see ``observing(chunk:end:)``) and the count: what
+    /// metrics and tracing record as `http.response.body.size`.
+    /// - Parameter end: Called once at the end, with the ending and the bytes read.
+    /// - Returns: The observed stream.
+    public func counting(end: @escaping @Sendable (_ ending: Ending, _ bytes: Int) -> Void) -> ByteStream {
+        let count = Locked(0)
+        return observing(chunk: { chunk in count.withLock { $0 += chunk.count } }, end: { ending in end(ending, count.withLock { $0 }) })
+    }
+
     /// Reads the chunks of a ``ByteStream``.
     public struct Iterator: AsyncIteratorProtocol {
         enum Source {

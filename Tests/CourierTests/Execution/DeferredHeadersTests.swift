@@ -1,3 +1,4 @@
+@_spi(Transports) import CourierCore
 import Foundation
 import Testing
 

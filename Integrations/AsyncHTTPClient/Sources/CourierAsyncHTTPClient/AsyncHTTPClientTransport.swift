@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import CourierCore
+@_spi(Transports) import CourierCore
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

@@ -83,12 +83,9 @@ public struct MetricsMiddleware: Middleware {
             return response
         }
         let status = response.status
-        let count = Counter()
         var observed = response
-        observed.body = response.body.observing(
-            chunk: { count.add($0.count) },
-            // A body its reader left unread is not a failure: the request counts by its status.
-            end: { ending in finish(status, ending.error, count.value, cache) })
+        // A body its reader left unread is not a failure: the request counts by its status.
+        observed.body = response.body.counting { ending, bytes in finish(status, ending.error, bytes, cache) }
         return observed
     }
 
@@ -104,22 +101,5 @@ public struct MetricsMiddleware: Middleware {
             dimensions.append(("url.scheme", scheme))
         }
         return dimensions
-    }
-}
-
-/// Bytes a streamed body delivered. `@unchecked Sendable` is sound: the count is only read or
-/// written while the lock is held.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var total = 0
-    func add(_ bytes: Int) {
-        lock.lock()
-        total += bytes
-        lock.unlock()
-    }
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return total
     }
 }

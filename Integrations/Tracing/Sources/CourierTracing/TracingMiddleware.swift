@@ -80,26 +80,23 @@ public struct TracingMiddleware: Middleware {
             span.end()
             return response
         }
-        let count = Counter()
         var observed = response
-        observed.body = response.body.observing(
-            chunk: { count.add($0.count) },
-            end: { ending in
-                span.attributes["http.response.body.size"] = count.value
-                switch ending {
-                case .complete: break
-                // The reader stopped or dropped the body: not a failure of the request.
-                case .abandoned: span.attributes["courier.response.body.abandoned"] = true
-                case .failed(let error):
-                    if case .cancelled = error.cause {} else {
-                        span.attributes["error.type"] = error.errorType
-                        span.recordError(error)
-                        span.setStatus(SpanStatus(code: .error))
-                    }
-                @unknown default: break
+        observed.body = response.body.counting { ending, bytes in
+            span.attributes["http.response.body.size"] = bytes
+            switch ending {
+            case .complete: break
+            // The reader stopped or dropped the body: not a failure of the request.
+            case .abandoned: span.attributes["courier.response.body.abandoned"] = true
+            case .failed(let error):
+                if case .cancelled = error.cause {} else {
+                    span.attributes["error.type"] = error.errorType
+                    span.recordError(error)
+                    span.setStatus(SpanStatus(code: .error))
                 }
-                span.end()
-            })
+            @unknown default: break
+            }
+            span.end()
+        }
         return observed
     }
 
@@ -127,22 +124,5 @@ public struct TracingMiddleware: Middleware {
 struct HeadersInjector: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout CourierCore.HTTPHeaders) {
         carrier.set(HeaderName(rawValue: key), value)
-    }
-}
-
-/// Bytes a streamed body delivered. `@unchecked Sendable` is sound: the count is only read or
-/// written while the lock is held.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var total = 0
-    func add(_ bytes: Int) {
-        lock.lock()
-        total += bytes
-        lock.unlock()
-    }
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return total
     }
 }
