@@ -12,8 +12,8 @@ import Foundation
 /// dropped when a redirect leaves the request's origin, at most 20 hops, `http`/`https` only),
 /// the exchange caps a response body and runs the idle timer, and a 401 with `WWW-Authenticate` is handed back as a response
 /// rather than left hanging on Linux. Middleware that must see every hop of a redirect chain
-/// goes in ``/CourierCore/Executor/eachHop(_:)``; middleware for the whole call in
-/// ``/CourierCore/Executor/with(_:)``.
+/// goes in ``Executor/eachHop(_:)``; middleware for the whole call in
+/// ``Executor/with(_:)``.
 ///
 /// Configure the session (timeouts, caches on Apple platforms, cookies, proxies, `protocolClasses` for tests)
 /// through the `URLSessionConfiguration` you pass. Keep one executor and reuse it: its transport

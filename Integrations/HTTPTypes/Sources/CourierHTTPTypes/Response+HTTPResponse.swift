@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transports) import CourierCore
 import Foundation
 import HTTPTypes
 
