@@ -128,6 +128,9 @@ final class HARReplayTransport: Transport {
                 .invalidRecording("entry \(candidate.index): the response content is marked base64 but is not valid base64"),
                 request: request)
         }
+        // A recording keeps the body as text, decoded and perhaps redacted (a secret replaced by
+        // a shorter placeholder): the length it arrived with no longer frames it.
+        if headers.contains(.contentLength) { headers.set(.contentLength, String(body.count)) }
         return Response(status: recorded.status, headers: headers, body: body, url: url)
     }
 

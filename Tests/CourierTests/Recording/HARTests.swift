@@ -188,6 +188,21 @@ struct HARTests {
         #expect(replay.unusedEntries.isEmpty)
     }
 
+    /// A redacted body is shorter than the one that arrived: its recorded `Content-Length` must
+    /// not frame the replay (the exchange would call it truncated).
+    @Test func aRedactedBodyReplaysDespiteItsRecordedLength() async throws {
+        let echoed = Data(#"{"token":"live-secret-0123456789","name":"Ada"}"#.utf8)
+        let origin = InMemoryExecutor { _ in
+            .status(200, headers: ["Content-Type": "application/json", "Content-Length": String(echoed.count)], body: echoed)
+        }
+        let recorder = HARRecorder()
+        _ = try await origin.with(recorder).send(Request.get |> baseURL(api) |> path("me") |> bearer("live-secret-0123456789"))
+        let replayed = try await HARReplayExecutor(recorder.har).send(Request.get |> baseURL(api) |> path("me"))
+        let text = String(decoding: replayed.body, as: UTF8.self)
+        #expect(!text.contains("live-secret") && text.contains("Ada"))
+        #expect(replayed.headers[.contentLength] == String(replayed.body.count))
+    }
+
     @Test func redactedQueryValuesMatchAnyValue() async throws {
         let recorder = HARRecorder()
         _ = try await backend.with(recorder).send(Request.get |> baseURL(api) |> path("users") |> query("token", "live-secret"))
