@@ -142,59 +142,34 @@ public struct HTTPCache: Middleware {
         if headers.contains(.ifNoneMatch) || headers.contains(.ifModifiedSince) {
             return try await conditional(request, key: key, next: next)
         }
-        let asked = CacheControl(headers.values(for: .cacheControl))
-        var validate = asked.noCache
-        if !headers.contains(.cacheControl), headers.values(for: .pragma).contains(where: { $0.lowercased().contains("no-cache") }) {
-            validate = true
-        }
-        var onlyIfCached = asked.onlyIfCached
-        var anyAge = false
-        switch request.cachePolicy {
-        case .reloadIgnoringLocalCacheData?:
-            return try await fetch(request, key: key, next: next)
-        case .returnCacheDataElseLoad?:
-            anyAge = true
-        case .returnCacheDataDontLoad?:
-            anyAge = true
-            onlyIfCached = true
-        case .useProtocolCachePolicy?, nil:
-            break
-        }
-
         await writes.wait(for: key)
-        let now = time.now
-        let stored = await store.responses(for: key).filter { Self.matchesVary($0, request: request) }
-        guard let entry = stored.max(by: { $0.responseTime < $1.responseTime }) else {
-            if onlyIfCached { return Self.gatewayTimeout(url) }
+        let entry = await storedEntry(for: request, key: key)
+        let decision = CacheDecision(
+            for: request, stored: entry, now: time.now, options: options, revalidatesInBackground: backgroundRevalidation != nil)
+        let (age, lifetime) = (decision.age ?? 0, decision.lifetime ?? 0)
+        let staleIfError: Bool
+        switch decision.action {
+        case .fetch:
+            return try await fetch(request, key: key, next: next)
+        case .unsatisfiable:
+            return Self.gatewayTimeout(url)
+        case .serve(let status, let detail):
+            guard let entry else { return try await fetch(request, key: key, next: next) }
+            return serve(entry, age: age, lifetime: lifetime, as: status, detail: detail)
+        case .serveAndRevalidateInBackground:
+            guard let entry, let revalidator = backgroundRevalidation else { return try await fetch(request, key: key, next: next) }
+            let conditional = revalidationRequest(request, for: entry)
+            writes.run(for: key) { await self.revalidate(conditional, original: request, entry: entry, key: key, via: revalidator) }
+            return serve(entry, age: age, lifetime: lifetime, as: .stale, detail: "stale-while-revalidate")
+        case .revalidate(let allowed):
+            staleIfError = allowed
+        @unknown default:
             return try await fetch(request, key: key, next: next)
         }
+        guard let entry else { return try await fetch(request, key: key, next: next) }
         let said = CacheControl(entry.headers.values(for: .cacheControl))
-        let age = Self.currentAge(entry, now: now)
-        let lifetime = freshnessLifetime(entry, said: said)
         let fresh = lifetime > age
-        if anyAge { return serve(entry, age: age, lifetime: lifetime, as: fresh ? .hit : .stale) }
-        if !validate && !said.noCache {
-            if fresh {
-                var acceptable = true
-                if let maxAge = asked.maxAge, age > TimeInterval(maxAge), !said.immutable { acceptable = false }
-                if let minFresh = asked.minFresh, lifetime - age < TimeInterval(minFresh) { acceptable = false }
-                if acceptable { return serve(entry, age: age, lifetime: lifetime, as: .hit) }
-            } else if let maxStale = asked.maxStale, !mustRevalidate(said), age - lifetime <= TimeInterval(maxStale) {
-                return serve(entry, age: age, lifetime: lifetime, as: .stale)
-            } else if let revalidator = backgroundRevalidation, let window = said.staleWhileRevalidate, !mustRevalidate(said),
-                age - lifetime <= TimeInterval(window)
-            {
-                let conditional = revalidationRequest(request, for: entry)
-                writes.run(for: key) { await self.revalidate(conditional, original: request, entry: entry, key: key, via: revalidator) }
-                return serve(entry, age: age, lifetime: lifetime, as: .stale, detail: "stale-while-revalidate")
-            }
-        }
-        if onlyIfCached { return Self.gatewayTimeout(url) }
-
         let conditional = revalidationRequest(request, for: entry)
-        // Within stale-while-revalidate and no background executor, the revalidation runs in the
-        // call (a middleware cannot outlive it), and the stale response answers if it fails.
-        let staleIfError = Self.staleIfErrorAllows(age: age, lifetime: lifetime, said: said, asked: asked) && !mustRevalidate(said)
         do {
             let requestTime = time.now
             let response = try await next(conditional)
@@ -208,7 +183,7 @@ public struct HTTPCache: Middleware {
                 let updated = Self.updated(entry, with: response.head, requestTime: requestTime, responseTime: time.now)
                 await store.store(updated)
                 let lifetime = freshnessLifetime(updated, said: CacheControl(updated.headers.values(for: .cacheControl)))
-                return serve(updated, age: Self.currentAge(updated, now: time.now), lifetime: lifetime, as: .revalidated)
+                return serve(updated, age: CacheDecision.currentAge(updated, now: time.now), lifetime: lifetime, as: .revalidated)
             }
             if (500..<600).contains(response.status), staleIfError {
                 response.body.cancel()
@@ -217,7 +192,8 @@ public struct HTTPCache: Middleware {
             return await kept(response, request: request, key: key, requestTime: requestTime, replacingStale: !fresh || said.noCache)
         } catch {
             // must-revalidate forbids a stale answer even offline (RFC 9111 §5.2.2.2).
-            if !Task.isCancelled, !Self.isCancellation(error), staleIfError || (options.servesStaleWhenOffline && !mustRevalidate(said)) {
+            let mayServeStale = staleIfError || (options.servesStaleWhenOffline && !CacheDecision.mustRevalidate(said, options: options))
+            if !Task.isCancelled, !Self.isCancellation(error), mayServeStale {
                 return serve(entry, age: age, lifetime: lifetime, as: .stale, detail: "offline")
             }
             throw error
@@ -253,11 +229,9 @@ public struct HTTPCache: Middleware {
         let pragma = !headers.contains(.cacheControl) && headers.values(for: .pragma).contains { $0.lowercased().contains("no-cache") }
         guard !asked.noCache, !pragma, request.cachePolicy != .reloadIgnoringLocalCacheData else { return nil }
         await writes.wait(for: key)
-        let now = time.now
-        let stored = await store.responses(for: key).filter { Self.matchesVary($0, request: request) }
-        guard let entry = stored.max(by: { $0.responseTime < $1.responseTime }) else { return nil }
+        guard let entry = await storedEntry(for: request, key: key) else { return nil }
         let said = CacheControl(entry.headers.values(for: .cacheControl))
-        let age = Self.currentAge(entry, now: now)
+        let age = CacheDecision.currentAge(entry, now: time.now)
         let lifetime = freshnessLifetime(entry, said: said)
         guard !said.noCache, lifetime > age, asked.maxAge.map({ age <= TimeInterval($0) || said.immutable }) ?? true,
             asked.minFresh.map({ lifetime - age >= TimeInterval($0) }) ?? true
@@ -384,14 +358,11 @@ public struct HTTPCache: Middleware {
         // is used. One without a validator is kept only when something may serve it stale
         // (`stale-if-error`, `stale-while-revalidate`, the offline policy); otherwise it could
         // never answer a request.
-        guard Self.heuristicallyCacheable.contains(status) else { return false }
+        guard CacheDecision.heuristicallyCacheable.contains(status) else { return false }
         let headers = response.headers
         if headers.contains(.eTag) || headers.contains(.lastModified) { return true }
         return said.staleIfError != nil || said.staleWhileRevalidate != nil || options.servesStaleWhenOffline
     }
-
-    /// Statuses whose responses may get heuristic freshness (RFC 9110 §15.1).
-    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Removes what is stored for the URL an unsafe request changed, and for its `Location` and
     /// `Content-Location` on the same origin (RFC 9111 §4.4).
@@ -409,56 +380,14 @@ public struct HTTPCache: Middleware {
 
     // MARK: Freshness
 
-    /// How long `entry` stays fresh (RFC 9111 §4.2.1), heuristics included (§4.2.2).
+    /// How long `entry` stays fresh under this cache's options (``CacheDecision`` has the rule).
     func freshnessLifetime(_ entry: CachedResponse, said: CacheControl) -> TimeInterval {
-        if options.mode == .shared, let shared = said.sharedMaxAge { return TimeInterval(shared) }
-        if let maxAge = said.maxAge { return TimeInterval(maxAge) }
-        let headers = entry.headers
-        if let expires = headers[.expires] {
-            // An invalid Expires (often "0") means already expired.
-            guard let date = HTTPDate.parse(expires) else { return 0 }
-            let origin = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
-            return date.timeIntervalSince(origin)
-        }
-        // Heuristics apply to a heuristically cacheable status, or to any response marked
-        // explicitly cacheable (`public`) without a lifetime of its own (RFC 9111 §4.2.2).
-        guard Self.heuristicallyCacheable.contains(entry.status) || said.isPublic,
-            let modified = headers[.lastModified].flatMap({ HTTPDate.parse($0) })
-        else { return 0 }
-        let origin = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
-        return Swift.min(Swift.max(0, origin.timeIntervalSince(modified) / 10), options.maximumHeuristicLifetime)
+        CacheDecision.freshnessLifetime(entry, said: said, options: options)
     }
 
-    /// The entry's age now (RFC 9111 §4.2.3).
-    static func currentAge(_ entry: CachedResponse, now: Date) -> TimeInterval {
-        let headers = entry.headers
-        let ageValue = headers[.age].flatMap(ageSeconds).map(TimeInterval.init) ?? 0
-        let dateValue = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
-        let apparentAge = Swift.max(0, entry.responseTime.timeIntervalSince(dateValue))
-        let responseDelay = Swift.max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
-        let correctedInitialAge = Swift.max(apparentAge, Swift.min(ageValue, 1e12) + responseDelay)
-        return correctedInitialAge + Swift.max(0, now.timeIntervalSince(entry.responseTime))
-    }
-
-    /// An `Age` field's seconds (RFC 9111 §5.1): the first member of a list; read cautiously
-    /// when malformed, as at least the whole seconds it starts with (`7200.5` or `7200s` is
-    /// 7200: a cache must not take a response for younger than it says); ignored without a
-    /// leading digit (`abc`, `-5`).
-    static func ageSeconds(_ value: String) -> Int? {
-        let first = HTTPSyntax.parts(of: value, separatedBy: UInt8(ascii: ",")).first ?? ""
-        let digits = first.utf8.prefix { $0 >= 0x30 && $0 <= 0x39 }
-        guard !digits.isEmpty else { return nil }
-        return Int(String(decoding: digits, as: UTF8.self)) ?? Int.max
-    }
-
-    private func mustRevalidate(_ said: CacheControl) -> Bool {
-        said.mustRevalidate || (options.mode == .shared && (said.proxyRevalidate || said.sharedMaxAge != nil))
-    }
-
-    private static func staleIfErrorAllows(age: TimeInterval, lifetime: TimeInterval, said: CacheControl, asked: CacheControl) -> Bool {
-        let window = [said.staleIfError, asked.staleIfError, said.staleWhileRevalidate].compactMap { $0 }.max()
-        guard let window else { return false }
-        return age - lifetime <= TimeInterval(window)
+    /// The newest stored response whose `Vary` fields match `request`.
+    private func storedEntry(for request: Request, key: String) async -> CachedResponse? {
+        await store.responses(for: key).filter { Self.matchesVary($0, request: request) }.max { $0.responseTime < $1.responseTime }
     }
 
     // MARK: Requests and responses

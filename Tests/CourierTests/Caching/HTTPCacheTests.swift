@@ -543,7 +543,7 @@ struct CacheControlTests {
     /// whole seconds it starts with, never as younger; one with no leading digit ignored.
     @Test(arguments: [("7200", 7200), ("7200.0", 7200), ("7200s", 7200), ("7200, 0", 7200), (" 30 ", 30), ("abc", nil), ("-7200", nil), ("", nil)] as [(String, Int?)])
     func anAgeFieldIsReadCautiously(field: String, seconds: Int?) {
-        #expect(HTTPCache.ageSeconds(field) == seconds)
+        #expect(CacheDecision.ageSeconds(field) == seconds)
     }
 
     @Test func aHugeAgeSaturates() {
