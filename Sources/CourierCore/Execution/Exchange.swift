@@ -117,10 +117,6 @@ public struct Exchange: Executor {
 
     /// Sends `request` (as the per-call middleware left it) and every redirect the policy follows.
     private func call(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        var options = options
-        if options.buffersBody, !gathersUnderRules, sizeLimit != nil || request.effectiveTimeout != nil {
-            options.buffersBody = false
-        }
         // Made at the first redirect: most calls have none.
         var chain: RedirectPolicy.Chain?
         var followed = 0
@@ -184,21 +180,16 @@ public struct Exchange: Executor {
     /// One hop through the transport, under the hop's idle timer, its head settled and its body
     /// held to the rules.
     private func send(_ hop: Request, options: StreamOptions, call: Request) async throws -> StreamedResponse {
-        guard let timeout = hop.effectiveTimeout else {
-            var options = options
-            if options.buffersBody, sizeLimit != nil {
-                options.rules = BodyRules(maximumSize: sizeLimit, timer: nil, request: call, pausesForReader: false)
-            }
+        let timer = hop.effectiveTimeout.map { IdleTimer(timeout: .seconds($0), queue: timers) }
+        var options = delivery(options, timer: timer, call: call)
+        guard let timer else {
             let response = try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
             return try held(response, answering: hop.method, timer: nil, call: call)
         }
-        let timer = IdleTimer(timeout: .seconds(timeout), queue: timers)
-        var options = options
         if options.buffersBody {
             // Only a transport that gathers under the rules is asked for a body in hand here. Its
             // stream is armed with the timer from the start, and the timer stops the transfer by
             // stopping that stream: the hop needs no task of its own.
-            options.rules = BodyRules(maximumSize: sizeLimit, timer: timer, request: call, pausesForReader: false)
             if hop.body != nil || hop.bodySource != nil {
                 options.uploadProgress = TransferProgress(relayingTo: options.uploadProgress) { timer.touch() }
             }
@@ -230,6 +221,22 @@ public struct Exchange: Executor {
             if timer.fired && !Task.isCancelled { throw CourierError(.timedOut, request: call) }
             throw error
         }
+    }
+
+    /// How a hop's body is delivered: the one place buffering is decided. A caller that reads
+    /// the body whole (``StreamOptions/buffersBody``) gets it in hand from the transport when
+    /// nothing has to watch it arrive (no size limit, no idle timer), or when the transport
+    /// gathers it under the rules (``StreamOptions/rules``: the limit and the timer watch it from
+    /// its first byte); any other transport streams it, so that the rules can watch each chunk.
+    private func delivery(_ options: StreamOptions, timer: IdleTimer?, call: Request) -> StreamOptions {
+        guard options.buffersBody, sizeLimit != nil || timer != nil else { return options }
+        var options = options
+        if gathersUnderRules {
+            options.rules = BodyRules(maximumSize: sizeLimit, timer: timer, request: call, pausesForReader: false)
+        } else {
+            options.buffersBody = false
+        }
+        return options
     }
 
     /// `response` with its body held to the exchange's rules (see the order above): checked now
