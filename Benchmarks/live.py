@@ -75,6 +75,11 @@ if os.environ.get("COURIER_BENCH_SET") == "ahc":
         ("A. Courier on AHC vs raw AHC, 204, concurrency 16", "noContent", 16, 8000, "ahc-courier", "ahc-raw", "≥ 0.95"),
         ("A. Courier on AHC vs raw AHC, 1 MB JSON, concurrency 1", "large", 1, 200, "ahc-courier", "ahc-raw", "≥ 0.90"),
         ("A. Courier on AHC vs raw AHC, 1 MB JSON, concurrency 16", "large", 16, 400, "ahc-courier", "ahc-raw", "≥ 0.90"),
+        # The request built for each call, as an app builds it (base URL, path, bearer token,
+        # decoder), on both sides: what a call costs, building included.
+        ("P. built per call, Courier on AHC vs raw AHC, small JSON, concurrency 1", "small", 1, 4000, "ahc-courier-built", "ahc-raw-built", "≥ 0.95"),
+        ("P. built per call, Courier on AHC vs raw AHC, small JSON, concurrency 16", "small", 16, 8000, "ahc-courier-built", "ahc-raw-built", "≥ 0.95"),
+        ("P. built per call, Courier on AHC vs raw AHC, 204, concurrency 1", "noContent", 1, 4000, "ahc-courier-built", "ahc-raw-built", "≥ 0.95"),
         ("B. raw AHC vs raw URLSession, small JSON, concurrency 1", "small", 1, 4000, "ahc-raw", "urlsession-raw", "(context)"),
         ("B. raw AHC vs raw URLSession, small JSON, concurrency 16", "small", 16, 8000, "ahc-raw", "urlsession-raw", "(context)"),
         ("C. Courier on AHC vs Courier on URLSession, small JSON, concurrency 1", "small", 1, 4000, "ahc-courier",

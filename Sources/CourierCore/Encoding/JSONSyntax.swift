@@ -1,3 +1,5 @@
+import Foundation
+
 /// JSON's grammar (RFC 8259) checked on bytes, without building any value: a quick way to
 /// know that a body is JSON before treating it as JSON.
 enum JSONSyntax {
@@ -187,5 +189,86 @@ enum JSONSyntax {
             index += count
             return true
         }
+    }
+
+    // MARK: Lexing, for the redactor (which reads JSON as bytes, never parsing it whole)
+
+    /// The index just past the string literal starting at `start` (or the end of the text).
+    static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index + 1
+            default: index += 1
+            }
+        }
+        return bytes.count
+    }
+
+    /// The index just past the JSON value starting at `start`: a string, an object or array
+    /// (brackets matched outside strings), or a bare number or literal.
+    static func valueEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        guard start < bytes.count else { return start }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            return stringEnd(bytes, from: start)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = start
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index = stringEnd(bytes, from: index)
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default: break
+                }
+                index += 1
+            }
+            return bytes.count
+        default:
+            var index = start
+            while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]),
+                !isSpace(bytes[index])
+            {
+                index += 1
+            }
+            return index
+        }
+    }
+
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
+    }
+
+    /// The text of a JSON string literal (quotes included, possibly unterminated).
+    static func unescaped(_ literal: ArraySlice<UInt8>) -> String {
+        var body = literal.dropFirst()
+        if body.last == UInt8(ascii: "\""), !body.isEmpty { body = body.dropLast() }
+        guard body.contains(UInt8(ascii: "\\")) else { return String(decoding: body, as: UTF8.self) }
+        let quoted = Data([UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")])
+        if let decoded = try? JSONDecoder().decode(String.self, from: quoted) { return decoded }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    /// `text` as a JSON string literal.
+    static func escaped(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\u{0}"..."\u{1F}": result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
     }
 }

@@ -226,21 +226,21 @@ struct BodyRedactor: Sendable {
                 index += 1
                 continue
             }
-            let end = Self.stringEnd(bytes, from: index)
+            let end = JSONSyntax.stringEnd(bytes, from: index)
             let literal = bytes[index..<end]
             var after = end
-            while after < bytes.count, Self.isSpace(bytes[after]) { after += 1 }
+            while after < bytes.count, JSONSyntax.isSpace(bytes[after]) { after += 1 }
             if after < bytes.count, bytes[after] == UInt8(ascii: ":") {
                 // A key: hide the whole value when the key is sensitive.
                 output.append(contentsOf: literal)
                 output.append(contentsOf: bytes[end...after])
                 index = after + 1
-                guard redaction.isSensitive(fieldName: Self.unescaped(literal)) else { continue }
-                while index < bytes.count, Self.isSpace(bytes[index]) {
+                guard redaction.isSensitive(fieldName: JSONSyntax.unescaped(literal)) else { continue }
+                while index < bytes.count, JSONSyntax.isSpace(bytes[index]) {
                     output.append(bytes[index])
                     index += 1
                 }
-                index = Self.valueEnd(bytes, from: index)
+                index = JSONSyntax.valueEnd(bytes, from: index)
                 output.append(contentsOf: Array("\"\(Redaction.placeholder)\"".utf8))
             } else {
                 output.append(contentsOf: redactedStringLiteral(literal))
@@ -255,90 +255,11 @@ struct BodyRedactor: Sendable {
         guard literal.contains(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ":") }),
             literal.count >= 2, literal.last == UInt8(ascii: "\"")
         else { return Array(literal) }
-        let content = Self.unescaped(literal)
+        let content = JSONSyntax.unescaped(literal)
         let trimmed = content.drop { $0 == " " || $0 == "\n" }
         let redacted = trimmed.first == "{" || trimmed.first == "[" ? redactJSON(content) : redactPlain(content)
         guard redacted != content else { return Array(literal) }
-        return Array(Self.escaped(redacted).utf8)
-    }
-
-    /// The index just past the string literal starting at `start` (or the end of the text).
-    private static func stringEnd(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start + 1
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "\\"): index += 2
-            case UInt8(ascii: "\""): return index + 1
-            default: index += 1
-            }
-        }
-        return bytes.count
-    }
-
-    /// The index just past the JSON value starting at `start`: a string, an object or array
-    /// (brackets matched outside strings), or a bare number or literal.
-    private static func valueEnd(_ bytes: [UInt8], from start: Int) -> Int {
-        guard start < bytes.count else { return start }
-        switch bytes[start] {
-        case UInt8(ascii: "\""):
-            return stringEnd(bytes, from: start)
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            var index = start
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    index = stringEnd(bytes, from: index)
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return index + 1 }
-                default: break
-                }
-                index += 1
-            }
-            return bytes.count
-        default:
-            var index = start
-            while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index]),
-                !isSpace(bytes[index])
-            {
-                index += 1
-            }
-            return index
-        }
-    }
-
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
-    }
-
-    /// The text of a JSON string literal (quotes included, possibly unterminated).
-    private static func unescaped(_ literal: ArraySlice<UInt8>) -> String {
-        var body = literal.dropFirst()
-        if body.last == UInt8(ascii: "\""), !body.isEmpty { body = body.dropLast() }
-        guard body.contains(UInt8(ascii: "\\")) else { return String(decoding: body, as: UTF8.self) }
-        let quoted = Data([UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")])
-        if let decoded = try? JSONDecoder().decode(String.self, from: quoted) { return decoded }
-        return String(decoding: body, as: UTF8.self)
-    }
-
-    /// `text` as a JSON string literal.
-    private static func escaped(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\u{0}"..."\u{1F}": result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        return Array(JSONSyntax.escaped(redacted).utf8)
     }
 
     // MARK: Forms, URLs and header lines

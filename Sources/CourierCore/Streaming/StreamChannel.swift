@@ -19,7 +19,7 @@ package final class StreamChannel: Sendable {
         case failed(CourierError)
     }
 
-    private struct State {
+    struct State {
         /// The spill ceiling this stream counts against (the process's, unless a test's own).
         let budget: SpillBudget
         var chunks: [Data] = []
@@ -139,7 +139,7 @@ package final class StreamChannel: Sendable {
     let limit: Int
     /// The most bytes spilled to disk when the consumer falls behind a producer that cannot wait.
     let spillLimit: Int64
-    private let state: Locked<State>
+    let state: Locked<State>
 
     /// How long chunks are held for a reader that asked for a batch, at most, in nanoseconds:
     /// 10 ms by default, so that progress stays live on a slow or bursty link.
@@ -164,7 +164,7 @@ package final class StreamChannel: Sendable {
         state.withLock { $0.dropSpill() }
     }
 
-    private static let spillFailure = CourierError(
+    static let spillFailure = CourierError(
         .transport(TransportFailure(.other, message: "the stream's spill file could not be written or read")))
 
     // MARK: Producer
@@ -397,206 +397,12 @@ package final class StreamChannel: Sendable {
 
     /// Whether the stream has ended or been stopped, so a producer can stop early.
     package var isClosed: Bool { state.withLock { $0.terminated || $0.end != nil } }
-
-    // MARK: Rules
-
-    /// Holds the body to `rules` from now on, counting what already arrived: a body already past
-    /// the size limit stops at once, one that already ended short or long ends with the framing
-    /// error instead, and the idle timer watches the rest.
-    package func enforce(_ rules: BodyRules) {
-        enum Outcome {
-            case stop(CourierError)
-            case watch
-            case done
-        }
-        let outcome = state.withLock { state -> Outcome in
-            guard !state.terminated else { return .done }
-            state.rules = rules
-            if let maximum = rules.maximumSize, state.received > maximum { return .stop(rules.tooLarge) }
-            guard let end = state.end else { return .watch }
-            if case .finished = end, !state.endSeen, let failure = rules.framingError(received: state.received) {
-                state.end = .failed(failure)
-            }
-            return .done
-        }
-        switch outcome {
-        case .stop(let error): terminate(error)
-        case .done: rules.timer?.stop()
-        case .watch:
-            guard let timer = rules.timer else { return }
-            if rules.pausesForReader { timer.hold { [weak self] in self?.hasUnread ?? false } }
-            // The error is made only if the timer fires: it redacts the request.
-            timer.start { [weak self] in self?.terminate(rules.timedOut) }
-        }
-    }
-
-    /// Whether body bytes wait unread: the reader, not the network, is behind.
-    private var hasUnread: Bool { state.withLock { $0.buffered > 0 || $0.spilling } }
-
-    // MARK: Consumer
-
-    /// Stops the stream at once: buffered chunks are dropped, a waiting read throws `error`, the
-    /// producer is told to stop. Does nothing once the consumer has read the end.
-    package func terminate(_ error: CourierError) {
-        var timer: IdleTimer?
-        let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: UnsafeContinuation<Bool, Never>?, actions: [@Sendable (CourierError) -> Void])? in
-            guard !state.terminated else { return nil }
-            timer = state.rules?.timer
-            state.terminated = true
-            state.stopError = error
-            state.chunks = []
-            state.head = 0
-            state.buffered = 0
-            state.dropSpill()
-            if !state.endSeen { state.end = .failed(error) }
-            let actions = state.onTermination
-            state.onTermination = []
-            return (state.reader.take(), state.writer.take(), actions)
-        }
-        timer?.stop()
-        guard let stopped else { return }
-        stopped.writer?.resume(returning: false)
-        for action in stopped.actions { action(error) }
-        stopped.reader?.resume(throwing: error)
-    }
-
-    /// The next chunk, `nil` at the end; throws the stream's error, or ``CourierError/Cause/cancelled``
-    /// when the reading task is cancelled (which also stops the transfer). Runs on `actor` (the
-    /// reader's, for example the main actor) without hopping off it: a chunk that is ready is
-    /// taken at once, and a wait suspends the reader where it is.
-    ///
-    /// A reader that pays per wake-up more than per byte (a download writing to disk) passes
-    /// `minimum`: when it has to wait, it is woken once that many bytes are buffered (at most the
-    /// buffer limit), at the end, when the stream stops, or ``holdLimit`` after it began to wait
-    /// (a timer sees to that when no further chunk comes), whichever comes first,
-    /// rather than for every chunk; it then takes the first chunk here and the rest with
-    /// ``poll()``.
-    func next(isolation actor: isolated (any Actor)?, atLeast minimum: Int = 0) async throws(CourierError) -> Data? {
-        enum Ready {
-            case chunk(Taken, writer: UnsafeContinuation<Bool, Never>?)
-            case end(CourierError?)
-        }
-        func take(_ state: inout State) -> Ready? {
-            if let taken = state.pop() {
-                let writer = state.buffered <= limit / 2 ? state.writer.take() : nil
-                return .chunk(taken, writer: writer)
-            }
-            switch state.end {
-            case .finished?: return .end(nil)
-            case .failed(let error)?: return .end(error)
-            case nil: return nil
-            }
-        }
-        /// Resumes a waiting producer, and reads a spill range outside the lock.
-        func settle(_ ready: Ready) -> Result<Data?, CourierError> {
-            switch ready {
-            case .chunk(let taken, let writer):
-                writer?.resume(returning: true)
-                guard let bytes = taken.bytes() else {
-                    terminate(Self.spillFailure)
-                    return .failure(Self.spillFailure)
-                }
-                return .success(bytes)
-            case .end(let error?): return .failure(error)
-            case .end(nil): return .success(nil)
-            }
-        }
-        let result: Result<Data?, CourierError>
-        if let ready = state.withLock(take) {
-            result = settle(ready)
-        } else {
-            do {
-                // The continuation is parked and taken only under the lock, and resumed exactly
-                // once, by whoever took it: a producer (often before this closure has returned,
-                // which Swift allows), `terminate`, or this closure. ThreadSanitizer reports that
-                // early resume against this task's later use of its frame: a false positive of the
-                // runtime's fast path, explained in scripts/tsan-suppressions.txt.
-                let chunk = try await withTaskCancellationHandler(
-                    operation: {
-                        try await withUnsafeThrowingContinuation(isolation: actor) { (reader: UnsafeContinuation<Data?, any Error>) in
-                            let ready = state.withLock { state -> Ready? in
-                                if let ready = take(&state) { return ready }
-                                state.reader = reader
-                                state.readerMinimum = min(minimum, limit)
-                                if minimum > 0 { state.readerSince = DispatchTime.now().uptimeNanoseconds }
-                                return nil
-                            }
-                            guard let ready else { return }
-                            reader.resume(with: settle(ready).mapError { $0 as any Error })
-                        }
-                    },
-                    onCancel: {
-                        self.terminate(CourierError(.cancelled))
-                    },
-                    isolation: actor)
-                result = .success(chunk)
-            } catch {
-                result = .failure(CourierError.wrapping(error, request: nil))
-            }
-        }
-        switch result {
-        case .success(let chunk?):
-            return chunk
-        case .success(nil):
-            state.withLock { $0.endSeen = true }
-            return nil
-        case .failure(let error):
-            state.withLock { $0.endSeen = true }
-            throw error
-        }
-    }
-
-    /// The next chunk if one is ready now, without waiting; `nil` when none is (the end and
-    /// errors are left for ``next()``). For readers that gather several chunks at once.
-    func poll() -> Data? {
-        let ready = state.withLock { state -> (Taken, UnsafeContinuation<Bool, Never>?)? in
-            guard let taken = state.pop() else { return nil }
-            return (taken, state.buffered <= limit / 2 ? state.writer.take() : nil)
-        }
-        guard let (taken, writer) = ready else { return nil }
-        writer?.resume(returning: true)
-        guard let bytes = taken.bytes() else {
-            terminate(Self.spillFailure)
-            return nil
-        }
-        return bytes
-    }
 }
 
 extension Optional {
     /// The value, leaving `nil` behind.
-    fileprivate mutating func take() -> Wrapped? {
+    mutating func take() -> Wrapped? {
         defer { self = nil }
         return self
-    }
-}
-
-/// What the ``Exchange`` holds a response body to, written once for every transport and applied
-/// where the transport hands the bytes over: the size limit (counted as bytes arrive, so memory
-/// stays bounded whoever reads), the framing check (a body that ends shorter or longer than its
-/// `Content-Length` fails), and the idle timer (each chunk is activity).
-package struct BodyRules: Sendable {
-    /// The most body bytes, or `nil`.
-    var maximumSize: Int?
-    /// The length the framing rule holds the body to, or `nil` when it does not check this one.
-    var expectedLength: Int?
-    /// The idle timer of the request's ``Request/timeout``, or `nil`.
-    var timer: IdleTimer?
-    /// The request the errors name.
-    var request: Request
-    /// Whether unread bytes pause the idle timer (a reader is behind). `false` for a body a
-    /// transport gathers whole before anyone reads it.
-    var pausesForReader = true
-
-    /// The error past ``maximumSize``.
-    var tooLarge: CourierError { CourierError(.responseTooLarge(limit: maximumSize ?? 0), request: request) }
-
-    /// The error when the timer fires.
-    var timedOut: CourierError { CourierError(.timedOut, request: request) }
-
-    /// The framing error for a body that ended after `received` bytes, if it is one.
-    func framingError(received: Int) -> CourierError? {
-        guard let expectedLength, expectedLength != received else { return nil }
-        return CourierError(.transport(Response.framingFailure(expected: expectedLength, received: received)), request: request)
     }
 }

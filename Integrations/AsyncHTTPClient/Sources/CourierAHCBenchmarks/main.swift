@@ -4,6 +4,8 @@
 // against its loopback nginx (Benchmarks/live.py, Benchmarks/README.md).
 //
 //   CourierAHCBenchmarks --live-row small|noContent|large --variant V --url BASE --concurrency N --total T
+//     V: ahc-raw, ahc-courier (the request built once), ahc-raw-built, ahc-courier-built (built
+//     for each call, as an app does), urlsession-raw, urlsession-courier
 //   CourierAHCBenchmarks --streaming stream-ahc|stream-ahc-raw --address URL
 //
 //   add --ca FILE (and --http1) for the HTTPS rows: TLS trusting FILE, HTTP/2 by ALPN or HTTP/1.1
@@ -120,6 +122,40 @@ func courierSender(_ kind: Kind, base: String, executor: any Executor) -> @Senda
     }
 }
 
+/// Courier as an app calls it: the request and resource built for each call (a base URL, a
+/// path, a bearer token, the decoder), not once outside the loop.
+func courierBuiltSender(_ kind: Kind, base: String, executor: any Executor) -> @Sendable () async throws -> Void {
+    let token = "benchmark-token"
+    switch kind {
+    case .small:
+        return { blackHole(try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> decode(Payload.self))) }
+    case .large:
+        return { blackHole(try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> decode([Payload].self))) }
+    case .noContent:
+        return { try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> decodeEmpty()) }
+    }
+}
+
+/// The hand-written AsyncHTTPClient client building its request for each call, as an app
+/// would: the URL joined from the base and the path, the `Authorization` header added; the
+/// rest as ``rawAHCSender(_:base:client:)``.
+func rawAHCBuiltSender(_ kind: Kind, base: String, client: HTTPClient) -> @Sendable () async throws -> Void {
+    let decoder = JSONDecoder()
+    let token = "benchmark-token"
+    return {
+        var request = HTTPClientRequest(url: base + "/" + kind.path)
+        request.headers.add(name: "Authorization", value: "Bearer " + token)
+        let response = try await client.execute(request, timeout: .seconds(60))
+        guard (200..<300).contains(response.status.code) else { throw BenchmarkError(description: "status \(response.status)") }
+        let body = try await response.body.collect(upTo: 16 << 20)
+        switch kind {
+        case .small: blackHole(try decoder.decode(Payload.self, from: body))
+        case .large: blackHole(try decoder.decode([Payload].self, from: body))
+        case .noContent: blackHole(body)
+        }
+    }
+}
+
 /// The hand-written AsyncHTTPClient client: a prebuilt request, the body collected into one
 /// buffer, a status check, and `JSONDecoder` reading the buffer in place.
 func rawAHCSender(_ kind: Kind, base: String, client: HTTPClient) -> @Sendable () async throws -> Void {
@@ -170,6 +206,16 @@ func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total:
             configuration: AsyncHTTPClientExecutor.clientConfiguration(baseConfiguration()))
         client = made
         send = courierSender(kind, base: base, executor: try AsyncHTTPClientExecutor(client: made))
+    case "ahc-raw-built":
+        let made = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: baseConfiguration())
+        client = made
+        send = rawAHCBuiltSender(kind, base: base, client: made)
+    case "ahc-courier-built":
+        let made = HTTPClient(
+            eventLoopGroup: .singletonMultiThreadedEventLoopGroup,
+            configuration: AsyncHTTPClientExecutor.clientConfiguration(baseConfiguration()))
+        client = made
+        send = courierBuiltSender(kind, base: base, executor: try AsyncHTTPClientExecutor(client: made))
     case "urlsession-raw":
         // Without a URLCache on Linux, as Courier's URLSession transport runs there.
         let configuration = URLSessionConfiguration.ephemeral
