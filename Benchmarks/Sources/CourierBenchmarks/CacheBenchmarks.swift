@@ -10,8 +10,8 @@ enum CacheBenchmarks {
     static func hit(runs: Int, iterations: Int) async throws -> Comparison {
         let body = Data(#"{"id": 1, "name": "Ada Lovelace, the first programmer"}"#.utf8)
         let transport = InMemoryExecutor(recordingLimit: 0) { _ in .status(200, headers: ["Cache-Control": "max-age=3600"], body: body) }
-        let cached = Exchange(transport: transport).eachHop(HTTPCache())
-        let plain = Exchange(transport: transport)
+        let cached = transport.eachHop(HTTPCache())
+        let plain = transport
         let request = Request.get |> url("https://api.example.com/v1/items/1")
         _ = try await cached.send(request)
         var comparison = Comparison(name: "8a. cached hit vs in-memory send, no cache", unit: "µs", target: "a few µs, no transport call")
@@ -23,7 +23,7 @@ enum CacheBenchmarks {
         }
         // The same, counting what reaches a transport that records.
         let counting = InMemoryExecutor { _ in .status(200, headers: ["Cache-Control": "max-age=3600"], body: body) }
-        let counted = Exchange(transport: counting).eachHop(HTTPCache())
+        let counted = counting.eachHop(HTTPCache())
         for _ in 0..<1001 { _ = try await counted.send(request) }
         comparison.extra = "transport calls for 1,001 sends: \(counting.requests.count)"
         return comparison

@@ -40,15 +40,15 @@ enum LiveRow {
         switch variant {
         case .courier:
             let executor = URLSessionExecutor(configuration: .ephemeral)
-            keepAlive.append(executor)
+            keepAlive.append(executor.transport)
             send = LiveBenchmarks.courierSender(kind, base: base, executor: executor)
         case .courierLimit:
             let executor = URLSessionExecutor(configuration: .ephemeral, maximumResponseSize: 10 << 20)
-            keepAlive.append(executor)
+            keepAlive.append(executor.transport)
             send = LiveBenchmarks.courierSender(kind, base: base, executor: executor)
         case .courierTimeout:
             let executor = URLSessionExecutor(configuration: .ephemeral)
-            keepAlive.append(executor)
+            keepAlive.append(executor.transport)
             send = LiveBenchmarks.courierSender(kind, base: base, executor: executor, timeout: 30)
         case .rawTimeout:
             let session = URLSession(configuration: LiveBenchmarks.baselineConfiguration)
@@ -56,7 +56,7 @@ enum LiveRow {
             send = try LiveBenchmarks.rawSender(kind, base: base, session: session, timeout: 30)
         case .courierMiddleware:
             let executor = URLSessionExecutor(configuration: .ephemeral)
-            keepAlive.append(executor)
+            keepAlive.append(executor.transport)
             send = LiveBenchmarks.courierSender(kind, base: base, executor: executor.with(LoggingMiddleware { _ in }, RetryMiddleware()))
         case .raw:
             let session = URLSession(configuration: LiveBenchmarks.baselineConfiguration)
