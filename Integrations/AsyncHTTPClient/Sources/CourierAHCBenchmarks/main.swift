@@ -136,32 +136,20 @@ func courierBuiltSender(_ kind: Kind, base: String, executor: any Executor) -> @
     }
 }
 
-/// The hand-written AsyncHTTPClient client building its request for each call, as an app
-/// would: the URL joined from the base and the path, the `Authorization` header added; the
-/// rest as ``rawAHCSender(_:base:client:)``.
-func rawAHCBuiltSender(_ kind: Kind, base: String, client: HTTPClient) -> @Sendable () async throws -> Void {
+/// The hand-written AsyncHTTPClient client: the body collected into one buffer, a status check,
+/// and `JSONDecoder` reading the buffer in place. The request is made once, outside the loop, or
+/// with `builtEachCall` for each call as an app would: the URL joined from the base and the
+/// path, the `Authorization` header added.
+func rawAHCSender(_ kind: Kind, base: String, client: HTTPClient, builtEachCall: Bool = false) -> @Sendable () async throws -> Void {
+    let prebuilt = HTTPClientRequest(url: base + "/" + kind.path)
     let decoder = JSONDecoder()
     let token = "benchmark-token"
     return {
-        var request = HTTPClientRequest(url: base + "/" + kind.path)
-        request.headers.add(name: "Authorization", value: "Bearer " + token)
-        let response = try await client.execute(request, timeout: .seconds(60))
-        guard (200..<300).contains(response.status.code) else { throw BenchmarkError(description: "status \(response.status)") }
-        let body = try await response.body.collect(upTo: 16 << 20)
-        switch kind {
-        case .small: blackHole(try decoder.decode(Payload.self, from: body))
-        case .large: blackHole(try decoder.decode([Payload].self, from: body))
-        case .noContent: blackHole(body)
+        var request = prebuilt
+        if builtEachCall {
+            request = HTTPClientRequest(url: base + "/" + kind.path)
+            request.headers.add(name: "Authorization", value: "Bearer " + token)
         }
-    }
-}
-
-/// The hand-written AsyncHTTPClient client: a prebuilt request, the body collected into one
-/// buffer, a status check, and `JSONDecoder` reading the buffer in place.
-func rawAHCSender(_ kind: Kind, base: String, client: HTTPClient) -> @Sendable () async throws -> Void {
-    let request = HTTPClientRequest(url: base + "/" + kind.path)
-    let decoder = JSONDecoder()
-    return {
         let response = try await client.execute(request, timeout: .seconds(60))
         guard (200..<300).contains(response.status.code) else { throw BenchmarkError(description: "status \(response.status)") }
         let body = try await response.body.collect(upTo: 16 << 20)
@@ -196,26 +184,17 @@ func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total:
     var keepAlive: [AnyObject] = []
     let send: @Sendable () async throws -> Void
     switch variant {
-    case "ahc-raw":
+    case "ahc-raw", "ahc-raw-built":
         let made = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: baseConfiguration())
         client = made
-        send = rawAHCSender(kind, base: base, client: made)
-    case "ahc-courier":
+        send = rawAHCSender(kind, base: base, client: made, builtEachCall: variant == "ahc-raw-built")
+    case "ahc-courier", "ahc-courier-built":
         let made = HTTPClient(
             eventLoopGroup: .singletonMultiThreadedEventLoopGroup,
             configuration: AsyncHTTPClientExecutor.clientConfiguration(baseConfiguration()))
         client = made
-        send = courierSender(kind, base: base, executor: try AsyncHTTPClientExecutor(client: made))
-    case "ahc-raw-built":
-        let made = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: baseConfiguration())
-        client = made
-        send = rawAHCBuiltSender(kind, base: base, client: made)
-    case "ahc-courier-built":
-        let made = HTTPClient(
-            eventLoopGroup: .singletonMultiThreadedEventLoopGroup,
-            configuration: AsyncHTTPClientExecutor.clientConfiguration(baseConfiguration()))
-        client = made
-        send = courierBuiltSender(kind, base: base, executor: try AsyncHTTPClientExecutor(client: made))
+        let executor = try AsyncHTTPClientExecutor(client: made)
+        send = variant == "ahc-courier" ? courierSender(kind, base: base, executor: executor) : courierBuiltSender(kind, base: base, executor: executor)
     case "urlsession-raw":
         // Without a URLCache on Linux, as Courier's URLSession transport runs there.
         let configuration = URLSessionConfiguration.ephemeral
