@@ -128,7 +128,7 @@ extension Duration {
 private struct Context: Sendable {
     let plain: any Executor
     let authenticated: any Executor
-    let auth: AuthRefreshMiddleware<ContinuousClock>
+    let auth: AuthRefreshMiddleware
     let servers: ConformanceServers
     let scratch: URL
     let tally: Tally

@@ -21,7 +21,7 @@ import Foundation
 /// }
 /// let executor = URLSessionExecutor().with(auth)
 /// ```
-public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Duration {
+public struct AuthRefreshMiddleware: Middleware {
     /// Obtains a new credential; receives the one the server rejected, if any.
     public typealias Refresh = @Sendable (_ rejected: String?) async throws -> String
     /// Attaches a credential to a request.
@@ -31,7 +31,7 @@ public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Du
     private let state: Locked<State>
     private let refresh: Refresh
     private let apply: Apply
-    private let clock: C
+    private let clock: ElapsedClock
     private let maxRefreshes: Int
     private let window: Duration
 
@@ -47,7 +47,7 @@ public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Du
         var refreshing = false
         var waiters: [Int: CheckedContinuation<String, any Error>] = [:]
         var nextWaiter = 0
-        var refreshTimes: [C.Instant] = []
+        var refreshTimes: [Duration] = []
     }
 
     /// Creates the middleware.
@@ -56,19 +56,20 @@ public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Du
     ///   - credential: The credential to start with; `nil` refreshes before the first request.
     ///   - maxRefreshes: The most refreshes allowed within `window`; 3 by default.
     ///   - window: The window for `maxRefreshes`; 60 s by default.
-    ///   - clock: The clock for the window; inject a ``ManualClock`` in tests.
+    ///   - clock: The clock for the window: `ContinuousClock` by default, a ``ManualClock`` in
+    ///     tests.
     ///   - apply: Attaches the credential; `Authorization: Bearer …` by default.
     ///   - refresh: Obtains a new credential.
     public init(
         origins: [String], credential: String? = nil, maxRefreshes: Int = 3, window: Duration = .seconds(60),
-        clock: C, apply: @escaping Apply = { request, token in request.applying(bearer(token)) },
+        clock: some Clock<Duration> = ContinuousClock(), apply: @escaping Apply = { request, token in request.applying(bearer(token)) },
         refresh: @escaping Refresh
     ) {
         self.origins = Set(origins.compactMap { URL(string: $0).flatMap(Origin.init) })
         self.state = Locked(State(current: credential))
         self.refresh = refresh
         self.apply = apply
-        self.clock = clock
+        self.clock = ElapsedClock(clock)
         self.maxRefreshes = max(1, maxRefreshes)
         self.window = window
     }
@@ -116,7 +117,7 @@ public struct AuthRefreshMiddleware<C: Clock>: Middleware where C.Duration == Du
                         state.waiters[id] = continuation
                         return .wait
                     }
-                    state.refreshTimes.removeAll { $0.duration(to: now) >= window }
+                    state.refreshTimes.removeAll { now - $0 >= window }
                     guard state.refreshTimes.count < maxRefreshes else {
                         return .fail(
                             CourierError(
@@ -187,21 +188,3 @@ extension AuthRefreshMiddleware: CustomStringConvertible, CustomReflectable {
     }
 }
 
-extension AuthRefreshMiddleware where C == ContinuousClock {
-    /// Creates the middleware with the system's continuous clock.
-    /// - Parameters:
-    ///   - origins: The origins (`scheme://host[:port]`) that get the credential.
-    ///   - credential: The credential to start with.
-    ///   - maxRefreshes: The most refreshes allowed within `window`.
-    ///   - window: The window for `maxRefreshes`.
-    ///   - apply: Attaches the credential; `Authorization: Bearer …` by default.
-    ///   - refresh: Obtains a new credential.
-    public init(
-        origins: [String], credential: String? = nil, maxRefreshes: Int = 3, window: Duration = .seconds(60),
-        apply: @escaping Apply = { request, token in request.applying(bearer(token)) }, refresh: @escaping Refresh
-    ) {
-        self.init(
-            origins: origins, credential: credential, maxRefreshes: maxRefreshes, window: window, clock: ContinuousClock(),
-            apply: apply, refresh: refresh)
-    }
-}

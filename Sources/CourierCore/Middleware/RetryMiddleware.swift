@@ -62,25 +62,26 @@ public struct RetryPolicy: Sendable, Hashable {
 ///
 /// When retries run out, the last response is returned (so decoding reports its status) or the
 /// last error thrown.
-public struct RetryMiddleware<C: Clock>: Middleware where C.Duration == Duration {
+public struct RetryMiddleware: Middleware {
     /// The policy.
     public let policy: RetryPolicy
-    private let clock: C
+    private let clock: ElapsedClock
     private let random: RandomSource
     private let wallClock: @Sendable () -> Date
 
     /// Creates the middleware.
     /// - Parameters:
     ///   - policy: When and how often to retry.
-    ///   - clock: The clock for waits and the deadline; inject a ``ManualClock`` in tests.
+    ///   - clock: The clock for waits and the deadline: `ContinuousClock` by default, a
+    ///     ``ManualClock`` in tests.
     ///   - random: The jitter source; inject ``RandomSource/seeded(_:)`` in tests.
     ///   - now: The wall-clock time, for `Retry-After` dates.
     public init(
-        policy: RetryPolicy = RetryPolicy(), clock: C, random: RandomSource = .system,
+        policy: RetryPolicy = RetryPolicy(), clock: some Clock<Duration> = ContinuousClock(), random: RandomSource = .system,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.policy = policy
-        self.clock = clock
+        self.clock = ElapsedClock(clock)
         self.random = random
         self.wallClock = now
     }
@@ -104,7 +105,7 @@ public struct RetryMiddleware<C: Clock>: Middleware where C.Duration == Duration
             guard request.isRetryable, attempt < policy.maxAttempts, !Task.isCancelled,
                 let wait = delayBeforeRetry(attempt, after: outcome)
             else { return try outcome.get() }
-            if let deadline = policy.deadline, start.duration(to: clock.now) + wait > deadline {
+            if let deadline = policy.deadline, clock.now - start + wait > deadline {
                 return try outcome.get()
             }
             // The next attempt supersedes this response: stop its transfer now.
@@ -138,16 +139,6 @@ public struct RetryMiddleware<C: Clock>: Middleware where C.Duration == Duration
         case .timedOut, .transport: return wrapped.isTransient
         default: return false
         }
-    }
-}
-
-extension RetryMiddleware where C == ContinuousClock {
-    /// Creates the middleware with the system's continuous clock.
-    /// - Parameters:
-    ///   - policy: When and how often to retry.
-    ///   - random: The jitter source.
-    public init(policy: RetryPolicy = RetryPolicy(), random: RandomSource = .system) {
-        self.init(policy: policy, clock: ContinuousClock(), random: random)
     }
 }
 

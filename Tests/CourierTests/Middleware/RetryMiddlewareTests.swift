@@ -10,7 +10,7 @@ import Testing
 struct RetryMiddlewareTests {
     private let get = Request.get |> baseURL(api) |> path("items") |> decodeText()
 
-    private func retry(_ policy: RetryPolicy = RetryPolicy(), clock: ManualClock, now: Date = Date()) -> RetryMiddleware<ManualClock> {
+    private func retry(_ policy: RetryPolicy = RetryPolicy(), clock: ManualClock, now: Date = Date()) -> RetryMiddleware {
         RetryMiddleware(policy: policy, clock: clock, random: .seeded(7), now: { now })
     }
 

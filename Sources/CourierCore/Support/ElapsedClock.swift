@@ -1,0 +1,20 @@
+/// A `Clock` with its type erased: the time since it was first read, and a sleep on it. Lets a
+/// middleware take any clock (a ``ManualClock`` in tests) without being generic over it, so that
+/// its type can be named as it is: `RetryMiddleware`, not `RetryMiddleware<ContinuousClock>`.
+struct ElapsedClock: Sendable {
+    private let read: @Sendable () -> Duration
+    private let wait: @Sendable (Duration) async throws -> Void
+
+    /// - Parameter clock: The clock to read and sleep on.
+    init(_ clock: some Clock<Duration>) {
+        let origin = clock.now
+        read = { origin.duration(to: clock.now) }
+        wait = { delay in try await clock.sleep(for: delay) }
+    }
+
+    /// The time since this value was made, on its clock.
+    var now: Duration { read() }
+
+    /// Sleeps for `delay` on the clock.
+    func sleep(for delay: Duration) async throws { try await wait(delay) }
+}
