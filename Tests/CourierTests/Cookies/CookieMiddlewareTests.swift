@@ -30,6 +30,25 @@ struct CookieMiddlewareTests {
         #expect(transport.requests.map { $0.headers[.cookie] } == [nil, "session=S3CR3T-VALUE", "session=S3CR3T-VALUE", nil, "mine=1; session=S3CR3T-VALUE"])
     }
 
+    /// The README's recipe: a saved jar keeps a login's session cookie (no `Expires`) across a
+    /// restart; one saved after `endingSession()` does not.
+    @Test func aSavedJarKeepsTheLoginAcrossARestart() async throws {
+        let before = CookieStore()
+        _ = try await Self.site().eachHop(CookieMiddleware(before)).send(.get |> url("https://api.test/login"))
+        let saved = try JSONEncoder().encode(before.jar)
+        let forgotten = try JSONEncoder().encode(before.jar.endingSession())
+
+        let after = CookieStore()   // a new process
+        after.replace(with: try JSONDecoder().decode(CookieJar.self, from: saved))
+        let home = try await Self.site().eachHop(CookieMiddleware(after)).send(.get |> url("https://api.test/home"))
+        #expect(String(decoding: home.body, as: UTF8.self) == "session=S3CR3T-VALUE")
+
+        let signedOut = CookieStore()
+        signedOut.replace(with: try JSONDecoder().decode(CookieJar.self, from: forgotten))
+        let away = try await Self.site().eachHop(CookieMiddleware(signedOut)).send(.get |> url("https://api.test/home"))
+        #expect(String(decoding: away.body, as: UTF8.self) == "none")
+    }
+
     @Test func aDownloadAndAStreamSendAndStoreCookiesToo() async throws {
         let store = CookieStore()
         let transport = Self.site()
