@@ -7,9 +7,9 @@ import Foundation
 /// ```swift
 /// let cache = HTTPCache(store: MemoryCacheStore(maximumSize: 20 << 20))
 /// let executor = URLSessionExecutor().eachHop(cache)
-/// let first = try await executor.send(.get |> api |> path("users"))    // Cache-Status: fwd=miss
-/// let again = try await executor.send(.get |> api |> path("users"))    // from memory: .hit
-/// again.cacheStatus                                                    // .hit
+/// let first = try await executor.send(.get |> url("https://api.example.com/users"))   // Cache-Status: fwd=miss
+/// let again = try await executor.send(.get |> url("https://api.example.com/users"))   // from memory
+/// let fromCache = again.cacheStatus == .hit && first.cacheStatus == .miss
 /// ```
 ///
 /// **What it does.** A `GET` is answered from the store when a stored response for its URL

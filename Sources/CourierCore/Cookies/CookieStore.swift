@@ -10,8 +10,10 @@ import Foundation
 /// ```swift
 /// let cookies = CookieStore()
 /// let executor = URLSessionExecutor().eachHop(CookieMiddleware(cookies))
-/// // … later, to save it:
-/// let saved = try JSONEncoder().encode(cookies.jar.endingSession())
+/// _ = try await executor.send(.post |> url("https://api.example.com/login"))   // Set-Cookie: session=…
+/// // Saved and restored, the login survives a restart (session cookies included):
+/// let saved = try JSONEncoder().encode(cookies.jar)
+/// cookies.replace(with: try JSONDecoder().decode(CookieJar.self, from: saved))
 /// ```
 public final class CookieStore: Sendable {
     private let state: Locked<CookieJar>

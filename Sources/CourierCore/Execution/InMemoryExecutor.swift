@@ -17,6 +17,7 @@ import Foundation
 ///     .init(.get, "/v1/users", .json([User(id: 1, name: "Ada")])),
 ///     .init(.delete, "/v1/users/1", .status(204)),
 /// ])
+/// let listUsers = Request.get |> baseURL("https://api.test") |> path("v1", "users") |> decode([User].self)
 /// let users = try await executor.send(listUsers)
 /// #expect(executor.requests.map(\.method) == [.get])
 ///

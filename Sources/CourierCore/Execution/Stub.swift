@@ -3,10 +3,14 @@ import Foundation
 /// A canned answer for ``InMemoryExecutor``: a response or a transport failure, optionally delayed.
 ///
 /// ```swift
-/// .json([User(id: 1, name: "Ada")])
-/// .status(404, body: Data(#"{"error":"no such user"}"#.utf8))
-/// .failure(URLError(.notConnectedToInternet))
-/// .text("slow").delayed(by: .seconds(2))
+/// let users = InMemoryExecutor(routes: [
+///     .init(.get, "/v1/users", .json([User(id: 1, name: "Ada")], headers: ["ETag": #""v1""#])),
+///     .init(.get, "/v1/users/9", .status(404, headers: [.contentType: "application/json"],
+///                                      body: Data(#"{"error":"no such user"}"#.utf8))),
+///     .init(.get, "/v1/slow", .text("slow").delayed(by: .seconds(2))),
+///     .init(.get, "/v1/offline", .failure(CourierError(.transport(TransportFailure(.notConnected, message: "offline"))))),
+/// ])
+/// let list = try await users.send(.get |> url("https://api.test/v1/users") |> decode([User].self))
 /// ```
 public struct Stub: Sendable {
     /// What the stub produces.
@@ -108,7 +112,7 @@ public struct Stub: Sendable {
     /// A streamed body: the head at once, then each chunk (after `interval`, when given).
     ///
     /// ```swift
-    /// .stream([Data("hel".utf8), Data("lo\n".utf8)], every: .milliseconds(10))
+    /// let ticking: Stub = .stream([Data("hel".utf8), Data("lo\n".utf8)], every: .milliseconds(10))
     /// ```
     /// - Parameters:
     ///   - chunks: The body, chunk by chunk.

@@ -62,6 +62,20 @@ public struct RetryPolicy: Sendable, Hashable {
 ///
 /// When retries run out, the last response is returned (so decoding reports its status) or the
 /// last error thrown.
+///
+/// ```swift
+/// let retry: RetryMiddleware = RetryMiddleware(policy: RetryPolicy(maxAttempts: 4, deadline: .seconds(20)))
+/// let api = URLSessionExecutor().with(retry)
+///
+/// // In a test: the backoff waits on a clock the test moves, the jitter is seeded.
+/// let clock = ManualClock()
+/// let flaky = InMemoryExecutor.scripted([.status(503)], then: .status(200))
+///     .with(RetryMiddleware(clock: clock, random: .seeded(7)))
+/// let call = Task { try await flaky.send(.get |> url("https://api.test/health")) }
+/// try await clock.waitForSleepers(1)
+/// clock.advance(by: .seconds(1))
+/// let status = try await call.value.status   // 200, on the second attempt
+/// ```
 public struct RetryMiddleware: Middleware {
     /// The policy.
     public let policy: RetryPolicy
