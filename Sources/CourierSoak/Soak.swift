@@ -29,7 +29,7 @@ public enum Soak {
         _ executor: any Executor, named name: String, servers: ConformanceServers, configuration: SoakConfiguration
     ) async -> SoakReport {
         let tally = Tally()
-        let generation = Tally.Counter()
+        let generation = Tally.TokenGeneration()
         let auth = AuthRefreshMiddleware(
             origins: [servers.stream], credential: "t0", maxRefreshes: Int.max, window: .seconds(1)
         ) { _ in "t\(generation.increment())" }

@@ -55,8 +55,8 @@ final class Tally: @unchecked Sendable {
     var completionsPerSecond: [Int] { lock.withLock { _perSecond } }
     var completedCount: Int { lock.withLock { total } }
 
-    /// A counter (the soak's token generation).
-    final class Counter: @unchecked Sendable {
+    /// The generation of the soak's token: each refresh makes the next.
+    final class TokenGeneration: @unchecked Sendable {
         private let lock = NSLock()
         private var value = 0
 

@@ -2,8 +2,22 @@
 ///
 /// Header names compare and hash case-insensitively, as
 /// [RFC 9110 §5.1](https://www.rfc-editor.org/rfc/rfc9110#section-5.1) requires, while
-/// ``rawValue`` keeps the spelling the caller wrote. Common names are static members
-/// (`.authorization`, `.contentType`, …); any other name can be written as a string literal.
+/// ``rawValue`` keeps the spelling the caller wrote. Common names are static members; any other
+/// name can be written as a string literal (`"X-Request-ID"`).
+///
+/// | Purpose | Names |
+/// | --- | --- |
+/// | Content | ``contentType``, ``contentLength``, ``contentEncoding``, ``contentLocation``, ``contentRange``, ``transferEncoding`` |
+/// | Negotiation | ``accept``, ``acceptEncoding``, ``acceptLanguage``, ``userAgent``, ``host`` |
+/// | Credentials and cookies | ``authorization``, ``proxyAuthorization``, ``cookie``, ``setCookie`` |
+/// | Caching | ``cacheControl``, ``cacheStatus``, ``age``, ``date``, ``expires``, ``eTag``, ``lastModified``, ``pragma``, ``vary`` |
+/// | Conditions and ranges | ``ifNoneMatch``, ``ifModifiedSince``, ``ifRange``, ``range`` |
+/// | Redirects, links, retries, events | ``location``, ``link``, ``retryAfter``, ``lastEventID`` |
+///
+/// ```swift
+/// let etag = response.headers[.eTag]
+/// let cached = Request.get |> url("https://api.example.com/users") |> header(.ifNoneMatch, etag ?? "*")
+/// ```
 ///
 /// A name that is not a valid token is reported as a ``RequestProblem`` when the request is
 /// rendered or sent.
