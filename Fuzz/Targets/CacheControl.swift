@@ -23,8 +23,8 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         }
         for field in fields.dropFirst(3) where HTTPSyntax.headerValueDefect(field) == nil { headers.add(.cacheControl, field) }
         let entry = CachedResponse(url: "https://a.test/", status: 200, headers: headers, body: Data(), varied: [:], requestTime: now, responseTime: now)
-        let age = HTTPCache.currentAge(entry, now: now)
-        let later = HTTPCache.currentAge(entry, now: now.addingTimeInterval(100))
+        let age = CacheDecision.currentAge(entry, now: now)
+        let later = CacheDecision.currentAge(entry, now: now.addingTimeInterval(100))
         require(age.isFinite && age >= 0, "an age of \(age)")
         require(abs(later - age - 100) < 0.001 || age > 1e11, "the age grew by \(later - age) in 100 s")
     }
