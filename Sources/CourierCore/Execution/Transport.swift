@@ -9,8 +9,9 @@
 /// render the request, report upload progress, stop the transfer when the body stream is
 /// stopped or dropped, and stop promptly when the task is cancelled.
 ///
-/// Courier ships ``URLSessionTransport``; ``InMemoryExecutor`` is one too, so an ``Exchange``
-/// over stubs follows their redirects the way the network transports do.
+/// Courier ships ``URLSessionTransport`` (and, in its own package, `AsyncHTTPClientTransport`);
+/// ``InMemoryExecutor`` and ``HARReplayExecutor`` are exchanges over transports of their own, so
+/// stubs and recordings go through every step the network does.
 ///
 /// ```swift
 /// struct Canned: Transport {

@@ -1,7 +1,7 @@
 /// A step around an executor: it sees each request before it is sent and each response head
 /// (or error) after, and may change, retry, short-circuit or observe them.
 ///
-/// `Middleware` has one requirement, over the same shape as ``Executor``: a request in, a
+/// `Middleware` has one requirement, over the same shape as ``Transport``: a request in, a
 /// response head with its body out. The body is in hand (``ByteStream/bufferedData``) when the
 /// caller asked for a buffered response and the transport gathered it, and a live stream
 /// otherwise: a middleware that only looks at the head (most of them) works on both without
