@@ -3,19 +3,20 @@ import Foundation
 /// Wall-clock time read from a `Clock`: the date it started at plus the clock's time since. The
 /// cookie store and the HTTP cache use it so that a test's ``ManualClock`` moves their dates.
 struct WallTime: Sendable {
-    private let read: @Sendable () -> Date
+    private let clock: ElapsedClock
+    private let start: Date
 
     /// - Parameters:
     ///   - clock: The clock to read.
     ///   - start: The date the clock's present stands for.
     init(clock: some Clock<Duration>, start: Date) {
-        let origin = clock.now
-        read = {
-            let elapsed = origin.duration(to: clock.now).components
-            return start.addingTimeInterval(TimeInterval(elapsed.seconds) + TimeInterval(elapsed.attoseconds) / 1e18)
-        }
+        self.clock = ElapsedClock(clock)
+        self.start = start
     }
 
     /// The current date.
-    var now: Date { read() }
+    var now: Date {
+        let elapsed = clock.now.components
+        return start.addingTimeInterval(TimeInterval(elapsed.seconds) + TimeInterval(elapsed.attoseconds) / 1e18)
+    }
 }
