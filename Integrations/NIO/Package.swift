@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Courier's own wire: a transport on SwiftNIO that speaks HTTP itself (no AsyncHTTPClient), so
+// that every response head and every byte of framing is decided by Courier's rules. A package of
+// its own, so that Courier itself keeps no dependencies; it depends on Courier's core
+// (CourierCore, no FoundationNetworking). In Courier's repository it names Courier by path, with
+// the identity its URL will have; scripts/release makes it a repository of its own.
+
+/// The upcoming features every target here builds with, as Courier's own do.
+let upcoming: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+
+let package = Package(
+    name: "CourierNIO",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "CourierNIO", targets: ["CourierNIO"])
+    ],
+    dependencies: [
+        .package(name: "courier", path: "../.."),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    ],
+    targets: [
+        // zlib, which SwiftNIO's own HTTP compression links too: bodies are inflated piece by
+        // piece, so that a size limit bounds memory and a cut stream is noticed.
+        .systemLibrary(name: "CCourierNIOZlib", path: "Sources/CCourierNIOZlib"),
+        .target(
+            name: "CourierNIO",
+            dependencies: [
+                "CCourierNIOZlib",
+                .product(name: "CourierCore", package: "courier"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "CourierNIOTests",
+            dependencies: [
+                "CourierNIO",
+                .product(name: "Courier", package: "courier"),
+                .product(name: "CourierConformance", package: "courier"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,131 @@
+import CourierCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// Failures this transport names itself.
+enum NIOTransportError: Error, Sendable {
+    /// The connection closed before any byte of the response: the request may be sent again.
+    case connectionClosedBeforeResponse
+    /// The connection closed in the middle of the response.
+    case connectionClosedMidBody
+    /// The transport was shut down.
+    case shutDown
+    /// An `https` origin without a TLS context (never expected: the transport makes one).
+    case noTLSContext
+}
+
+/// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes: transient where a retry may succeed
+/// (a connection refused, reset or closed before the answer), permanent where it cannot (TLS, a
+/// response that is not HTTP). Messages name the failure, never a header value or a URL.
+enum NIOErrors {
+    /// Whether `error` says only that the connection went away.
+    static func isConnectionClosure(_ error: any Error) -> Bool {
+        switch error {
+        case NIOTransportError.connectionClosedBeforeResponse, NIOTransportError.connectionClosedMidBody: return true
+        case let error as ChannelError:
+            switch error {
+            case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed, .inputClosed: return true
+            default: return false
+            }
+        case let error as IOError: return [ECONNRESET, EPIPE, ECONNABORTED].contains(error.errnoCode)
+        case let error as NIOSSLError: if case .uncleanShutdown = error { return true } else { return false }
+        default: return false
+        }
+    }
+
+    /// `error` as a ``/Courier/CourierError`` with `request` attached; `duringBody` when it ended a
+    /// body already under way.
+    static func courierError(for error: any Error, request: Request, duringBody: Bool = false) -> CourierError {
+        switch error {
+        case let error as CourierError:
+            return error.request == nil ? CourierError(error.cause, request: request, underlyingError: error.underlyingError) : error
+        case is CancellationError:
+            return CourierError(.cancelled, request: request)
+        case let error as NIOTransportError:
+            switch error {
+            case .connectionClosedBeforeResponse where !duringBody:
+                return failure(.connectionLost, "the connection closed before the response arrived", error, request)
+            case .connectionClosedBeforeResponse, .connectionClosedMidBody:
+                return failure(.truncatedBody, "the connection closed before the response was complete", error, request)
+            case .shutDown:
+                return failure(.other, "the transport was shut down", error, request)
+            case .noTLSContext:
+                return failure(.secureConnectionFailed, "no TLS configuration for an https origin", error, request)
+            }
+        case let error as HTTPParserError:
+            if case .invalidEOFState = error {
+                return failure(.truncatedBody, "the connection closed before the body was complete", error, request)
+            }
+            return failure(.badResponse, "the response is not valid HTTP (\(error))", error, request)
+        case let error as NIOConnectionError:
+            let kind: TransportFailure.Kind =
+                error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil) ? .dnsFailure : .cannotConnect
+            return failure(kind, kind == .dnsFailure ? "the host name could not be resolved" : "the connection was refused", error, request)
+        case let error as ChannelError:
+            switch error {
+            case .connectTimeout: return CourierError(.timedOut, request: request, underlyingError: error)
+            case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed, .inputClosed:
+                return duringBody
+                    ? failure(.truncatedBody, "the connection closed before the response was complete", error, request)
+                    : failure(.connectionLost, "the connection was closed (\(error))", error, request)
+            default: return failure(.other, "SwiftNIO: \(error)", error, request)
+            }
+        case let error as IOError:
+            switch error.errnoCode {
+            case ECONNREFUSED: return failure(.cannotConnect, "the connection was refused", error, request)
+            case ECONNRESET, EPIPE, ECONNABORTED:
+                return duringBody
+                    ? failure(.truncatedBody, "the connection was reset before the response was complete", error, request)
+                    : failure(.connectionLost, "the connection was reset", error, request)
+            case ENETUNREACH, EHOSTUNREACH: return failure(.notConnected, "the network is unreachable", error, request)
+            default: return failure(.other, "I/O error \(error.errnoCode)", error, request)
+            }
+        case let error as NIOSSLError:
+            if case .uncleanShutdown = error, duringBody {
+                return failure(.truncatedBody, "the connection closed without a TLS close_notify before the body was complete", error, request)
+            }
+            return tls(problem(for: error), error, request)
+        case let error as BoringSSLError:
+            return tls(problem(for: error), error, request)
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return tls(.hostnameMismatch, error, request)
+        default:
+            let name = String(reflecting: type(of: error))
+            if name.contains("SSL") || name.contains("TLS") {
+                return tls(.handshake(String(describing: type(of: error))), error, request)
+            }
+            return failure(.other, name, error, request)
+        }
+    }
+
+    private static func tls(_ problem: TLSProblem, _ error: any Error, _ request: Request) -> CourierError {
+        CourierError(.transport(.tls(problem)), request: request, underlyingError: error)
+    }
+
+    /// What SwiftNIO SSL's error says failed: a handshake's BoringSSL reason, or the error's own
+    /// case name (never its associated values, which may hold a path).
+    static func problem(for error: NIOSSLError) -> TLSProblem {
+        switch error {
+        case .handshakeFailed(let inner): problem(for: inner)
+        case .uncleanShutdown: .handshake("the connection closed without a TLS close_notify")
+        default: .handshake(String(String(describing: error).prefix(while: { $0 != "(" })))
+        }
+    }
+
+    /// The first BoringSSL reason name in `error` (`CERTIFICATE_VERIFY_FAILED`, …) as a problem.
+    static func problem(for error: BoringSSLError) -> TLSProblem {
+        let text = String(describing: error)
+        if let marker = text.range(of: "OPENSSL_internal:") {
+            let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            if !reason.isEmpty { return TLSProblem.fromBoringSSL(reason: String(reason)) }
+        }
+        return .handshake(String(text.prefix(while: { $0 != "(" })))
+    }
+
+    private static func failure(_ kind: TransportFailure.Kind, _ message: String, _ error: any Error, _ request: Request) -> CourierError {
+        CourierError(.transport(TransportFailure(kind, message: message)), request: request, underlyingError: error)
+    }
+}

@@ -1,0 +1,227 @@
+import CourierCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// What a hop's response is, as the connection hands it over: its head, and its body either
+/// complete (gathered on the event loop: one wake-up for the caller) or still arriving.
+struct HTTP1Answer: Sendable {
+    var head: HTTPResponseHead
+    var body: Body
+
+    enum Body: Sendable {
+        /// The whole body, `nil` when it was empty.
+        case complete(ByteBuffer?)
+        /// Pieces as they arrive, with backpressure: reads stop while the reader is behind.
+        case streaming(HTTP1Call.Pieces)
+    }
+}
+
+/// One request on one HTTP/1.1 connection, from its head written to its response's end. Made by
+/// the transport; every method but ``start(on:)`` runs on the connection's event loop, so its
+/// state needs no lock (hence `@unchecked Sendable`: only the loop touches it).
+final class HTTP1Call: @unchecked Sendable {
+    typealias Pieces = NIOThrowingAsyncSequenceProducer<
+        ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, PiecesDelegate
+    >
+
+    let head: HTTPRequestHead
+    /// The body when it is in hand.
+    let bodyInHand: ByteBuffer?
+    /// The body when it is read while it is sent.
+    let bodySource: BodySource?
+    let progress: TransferProgress?
+    /// Whether the body is gathered on the loop (the caller reads it whole) or streamed.
+    let gathers: Bool
+    private let promise: EventLoopPromise<HTTP1Answer>
+
+    private weak var handler: HTTP1Handler?
+    private var channel: (any Channel)?
+    private var response: HTTPResponseHead?
+    private var gathered: ByteBuffer?
+    private var source: Pieces.Source?
+    private var finished = false
+    /// The reader of a streamed body is behind: reads wait.
+    private(set) var isReaderBehind = false
+    /// The request's last byte was written.
+    private(set) var isRequestComplete = false
+    /// Response bytes arrived (a failure after them is not a lost connection).
+    private var receivedAny = false
+
+    init(
+        head: HTTPRequestHead, bodyInHand: ByteBuffer?, bodySource: BodySource?, progress: TransferProgress?, gathers: Bool,
+        eventLoop: any EventLoop
+    ) {
+        self.head = head
+        self.bodyInHand = bodyInHand
+        self.bodySource = bodySource
+        self.progress = progress
+        self.gathers = gathers
+        self.promise = eventLoop.makePromise()
+    }
+
+    var streamsBody: Bool { bodySource != nil }
+    var answer: EventLoopFuture<HTTP1Answer> { promise.futureResult }
+
+    /// Runs the call on `connection`; the answer arrives through ``answer``, and `onIdle` learns
+    /// whether the connection may be lent again once the call is over.
+    func start(on connection: HTTP1Connection, onIdle: @escaping @Sendable (_ reusable: Bool) -> Void) {
+        connection.channel.eventLoop.execute {
+            let handler = connection.handler.value
+            handler.onIdle = onIdle
+            handler.start(self)
+        }
+    }
+
+    /// Ends the call early from outside the loop (the task was cancelled).
+    func cancel() {
+        guard let loop = channel?.eventLoop ?? Optional(promise.futureResult.eventLoop) else { return }
+        loop.execute {
+            if let handler = self.handler {
+                handler.abandon(self, with: CancellationError())
+            } else {
+                self.fail(CancellationError())
+            }
+        }
+    }
+
+    // MARK: Called by the handler
+
+    func connectionStarted(context: ChannelHandlerContext, handler: HTTP1Handler) {
+        self.handler = handler
+        self.channel = context.channel
+        if let bodyInHand {
+            progress?.update(completed: 0, expected: Int64(bodyInHand.readableBytes))
+        } else if let bodySource {
+            progress?.update(completed: 0, expected: bodySource.knownLength)
+        }
+    }
+
+    func requestSent() {
+        isRequestComplete = true
+        if let bodyInHand {
+            let length = Int64(bodyInHand.readableBytes)
+            progress?.update(completed: length, expected: length)
+        }
+    }
+
+    func receivedHead(_ head: HTTPResponseHead) {
+        receivedAny = true
+        response = head
+        guard !gathers else { return }
+        let made = Pieces.makeSequence(
+            backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false, delegate: PiecesDelegate(call: self))
+        source = made.source
+        promise.succeed(HTTP1Answer(head: head, body: .streaming(made.sequence)))
+    }
+
+    func receivedBody(_ buffer: ByteBuffer) {
+        guard !finished else { return }
+        if gathers {
+            var buffer = buffer
+            if gathered == nil {
+                gathered = buffer
+            } else {
+                gathered?.writeBuffer(&buffer)
+            }
+        } else if let source, source.yield(buffer) == .stopProducing {
+            isReaderBehind = true
+        }
+    }
+
+    func receivedEnd() {
+        guard !finished else { return }
+        finished = true
+        if let source {
+            source.finish()
+        } else if let response {
+            promise.succeed(HTTP1Answer(head: response, body: .complete(gathered)))
+        }
+    }
+
+    /// The connection closed with this call in flight and no error said why.
+    func connectionClosed() {
+        fail(receivedAny ? NIOTransportError.connectionClosedMidBody : NIOTransportError.connectionClosedBeforeResponse)
+    }
+
+    func fail(_ error: any Error) {
+        guard !finished else { return }
+        finished = true
+        // Before any response byte, a connection that closed is a lost connection whatever
+        // SwiftNIO called it: the request may be sent again if it is idempotent.
+        let error = !receivedAny && NIOErrors.isConnectionClosure(error) ? NIOTransportError.connectionClosedBeforeResponse : error
+        if let source {
+            source.finish(error)
+        } else {
+            promise.fail(error)
+        }
+    }
+
+    // MARK: Backpressure
+
+    fileprivate func readerCaughtUp() {
+        isReaderBehind = false
+        handler?.resumeReading()
+    }
+
+    fileprivate func readerLeft() {
+        guard !finished else { return }
+        handler?.abandon(self, with: CancellationError())
+    }
+
+    // MARK: Upload
+
+    /// Sends the body from its source, chunk by chunk, each written before the next is read
+    /// (so a slow socket slows the producer), then the request's end.
+    func startUpload() {
+        guard let bodySource, let channel else { return }
+        let progress = progress
+        let expected = bodySource.knownLength
+        Task {
+            var sent: Int64 = 0
+            do {
+                for try await chunk in bodySource.chunks() {
+                    guard !chunk.isEmpty else { continue }
+                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk)))).get()
+                    sent += Int64(chunk.count)
+                    progress?.update(completed: sent, expected: expected)
+                }
+                if let expected, sent != expected {
+                    throw CourierError(
+                        .transport(TransportFailure(.other, message: "the request body's length differs from the length it declared")))
+                }
+                try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+                progress?.update(completed: sent, expected: expected ?? sent)
+                channel.eventLoop.execute { self.requestSent() }
+            } catch {
+                channel.eventLoop.execute {
+                    // A server that answered before reading the whole upload closed or will close
+                    // the connection: its answer stands.
+                    guard !self.finished else { return }
+                    self.handler?.abandon(self, with: error)
+                }
+            }
+        }
+    }
+}
+
+/// Tells the call when the reader of its streamed body wants more, or left.
+struct PiecesDelegate: NIOAsyncSequenceProducerDelegate {
+    let call: HTTP1Call
+    let loop: any EventLoop
+
+    init(call: HTTP1Call) {
+        self.call = call
+        self.loop = call.answer.eventLoop
+    }
+
+    func produceMore() {
+        let call = self.call
+        loop.execute { call.readerCaughtUp() }
+    }
+
+    func didTerminate() {
+        let call = self.call
+        loop.execute { call.readerLeft() }
+    }
+}

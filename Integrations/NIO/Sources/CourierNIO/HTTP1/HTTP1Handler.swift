@@ -1,0 +1,141 @@
+import CourierCore
+import NIOCore
+import NIOHTTP1
+
+/// The last handler of an HTTP/1.1 connection's pipeline: it runs one request at a time (no
+/// pipelining), hands the response to the waiting ``HTTP1Call``, holds reads back while a streamed
+/// body's reader is behind, and tells its ``HTTP1Connection`` when the connection is free again
+/// or can never be used again.
+///
+/// Everything here runs on the channel's event loop.
+final class HTTP1Handler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// The request in flight, if any.
+    private var call: HTTP1Call?
+    /// A `read` held back while the reader of a streamed body is behind.
+    private var readPending = false
+    /// Whether the connection may carry another request once this one is done.
+    private var closing = false
+    private var context: ChannelHandlerContext?
+    /// Told once the connection is idle again (`true`) or must not be reused (`false`).
+    var onIdle: ((_ reusable: Bool) -> Void)?
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    /// Starts `call`: writes its head (and its body when it is in hand).
+    func start(_ call: HTTP1Call) {
+        guard let context, self.call == nil, !closing, context.channel.isActive else {
+            call.fail(NIOTransportError.connectionClosedBeforeResponse)
+            return
+        }
+        self.call = call
+        call.connectionStarted(context: context, handler: self)
+        context.write(wrapOutboundOut(.head(call.head)), promise: nil)
+        if let body = call.bodyInHand {
+            if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            call.requestSent()
+        } else if call.streamsBody {
+            context.flush()
+            call.startUpload()
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            call.requestSent()
+        }
+        // A connection that was idle may have had its reads held by nothing: ask for bytes.
+        context.read()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        guard let call else {
+            // Bytes nobody asked for (a body longer than its framing said, a second response):
+            // the connection cannot be trusted with another request.
+            closeConnection(context: context)
+            return
+        }
+        switch part {
+        case .head(let head):
+            if !head.isKeepAlive || head.status.code < 200 { closing = true }
+            call.receivedHead(head)
+        case .body(let buffer):
+            call.receivedBody(buffer)
+        case .end:
+            self.call = nil
+            if !closing && call.isRequestComplete {
+                // Back in the pool before the caller hears of the answer: its next hop finds the
+                // connection idle.
+                let onIdle = self.onIdle
+                self.onIdle = nil
+                onIdle?(true)
+                call.receivedEnd()
+            } else {
+                call.receivedEnd()
+                closeConnection(context: context)
+            }
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if let call, call.isReaderBehind {
+            readPending = true
+            return
+        }
+        context.read()
+    }
+
+    /// The reader of a streamed body caught up: a held read goes on.
+    func resumeReading() {
+        guard readPending, let context else { return }
+        readPending = false
+        context.read()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        fail(error, context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closing = true
+        if let call {
+            self.call = nil
+            call.connectionClosed()
+        }
+        if let onIdle {
+            self.onIdle = nil
+            onIdle(false)
+        }
+        context.fireChannelInactive()
+    }
+
+    /// Fails the call in flight with `error` and closes the connection.
+    func fail(_ error: any Error, context: ChannelHandlerContext) {
+        if let call {
+            self.call = nil
+            call.fail(error)
+        }
+        closeConnection(context: context)
+    }
+
+    /// Ends `call` (cancelled, its body dropped, its upload failed) and closes the connection.
+    func abandon(_ call: HTTP1Call, with error: any Error) {
+        guard self.call === call, let context else {
+            call.fail(error)
+            return
+        }
+        fail(error, context: context)
+    }
+
+    private func closeConnection(context: ChannelHandlerContext) {
+        closing = true
+        if let onIdle {
+            self.onIdle = nil
+            onIdle(false)
+        }
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,190 @@
+@_spi(Transports) import CourierCore
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// Sends one hop over Courier's own HTTP/1.1 connections on SwiftNIO: the
+/// ``/Courier/Transport`` under ``NIOExecutor``.
+///
+/// It speaks HTTP itself (SwiftNIO's parser, Courier's decisions): it keeps a pool of
+/// connections per origin, renders the request, reads every response head and body by Courier's
+/// rules (a head that is not a final answer, or a body that breaks its framing, is a typed error
+/// and the connection is closed, never a trap), inflates `gzip` and `deflate` bodies piece by
+/// piece, and maps SwiftNIO's errors. Redirects, the size limit, timeouts and the framing check
+/// are the ``/Courier/Exchange``'s, as on every transport.
+///
+/// A transport owns its connections: make one and share it (it is `Sendable`), and call
+/// ``shutdown()`` when done with it, or use ``NIOExecutor/shared``.
+public final class NIOTransport: Transport {
+    /// How the transport connects and what it keeps.
+    public let configuration: Configuration
+    /// The event loops connections run on.
+    public let eventLoopGroup: any EventLoopGroup
+    private let pool: ConnectionPool
+
+    /// Creates a transport.
+    /// - Parameters:
+    ///   - configuration: Pool limits, timeouts, TLS and decoding.
+    ///   - eventLoopGroup: Where connections run; SwiftNIO's process-wide group by default.
+    /// - Throws: ``/Courier/TLSOptions/Invalid`` when SwiftNIO SSL cannot read a certificate or
+    ///   key of ``Configuration/tls``.
+    public convenience init(
+        configuration: Configuration = Configuration(), eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws(TLSOptions.Invalid) {
+        self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, tls: try configuration.tls.nioConfiguration(protocols: ["http/1.1"]))
+    }
+
+    /// A transport with SwiftNIO SSL's settings already made from `configuration.tls`.
+    init(configuration: Configuration, eventLoopGroup: any EventLoopGroup, tls settings: TLSConfiguration) {
+        self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
+        // Made on the first https connection: reading the system's roots costs milliseconds that
+        // a transport used only for http never pays.
+        let tls = TLSContextCache(settings)
+        let connectTimeout = TimeAmount(configuration.connectTimeout)
+        pool = ConnectionPool(
+            connectionsPerHost: configuration.connectionsPerHost, idleTimeout: TimeAmount(configuration.idleTimeout)
+        ) { origin in
+            var context: NIOSSLContext?
+            if origin.isSecure {
+                do {
+                    context = try tls.context()
+                } catch {
+                    return eventLoopGroup.any().makeFailedFuture(error)
+                }
+            }
+            return HTTP1Connection.connect(to: origin, group: eventLoopGroup, tls: context, connectTimeout: connectTimeout)
+        }
+    }
+
+    /// Closes every idle connection and refuses new hops (they fail with a
+    /// ``/Courier/TransportFailure``); hops under way finish.
+    public func shutdown() async {
+        let closing = pool.shutdown()
+        for connection in closing { try? await connection.channel.closeFuture.get() }
+    }
+
+    /// Sends `request`, one hop, and returns once its head arrives (a redirect's included).
+    ///
+    /// With ``/Courier/StreamOptions/buffersBody`` the body is gathered on the connection's event
+    /// loop and handed over in hand; otherwise it streams with backpressure (reading from the
+    /// socket stops while the reader is behind).
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - options: How the body is delivered.
+    /// - Returns: The head and the body.
+    /// - Throws: ``/Courier/CourierError``.
+    public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        let url = try request.validatedURLString()
+        let target: RequestTarget
+        do {
+            target = try RequestTarget(url: url)
+        } catch {
+            throw CourierError(error.cause, request: request)
+        }
+        let (head, body) = render(request, target: target)
+        let lease: ConnectionPool.Lease
+        do {
+            lease = try await pool.lease(target.origin)
+        } catch {
+            throw NIOErrors.courierError(for: error, request: request)
+        }
+        let connection = lease.connection
+        let call = HTTP1Call(
+            head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
+            gathers: options.buffersBody, eventLoop: connection.channel.eventLoop)
+        let pool = self.pool
+        call.start(on: connection) { reusable in pool.release(connection, reusable: reusable) }
+        let answer: HTTP1Answer
+        do {
+            answer = try await withTaskCancellationHandler {
+                try await call.answer.get()
+            } onCancel: {
+                call.cancel()
+            }
+        } catch {
+            throw NIOErrors.courierError(for: error, request: request)
+        }
+        let headers = answer.head.headers
+        let response = Response(
+            status: Int(answer.head.status.code), urlString: url, field: { headers.first(name: $0.rawValue) },
+            headers: { Self.convert(headers) })
+        let reader = BodyReader(
+            request: request, contentEncoding: configuration.decodesBodies ? Self.coding(of: answer, answering: request.method) : nil)
+        switch answer.body {
+        case .complete(let buffer):
+            return StreamedResponse(head: response, body: ByteStream(try reader.whole(buffer)))
+        case .streaming(let pieces):
+            return StreamedResponse(head: response, body: reader.stream(pieces, bufferLimit: options.bufferLimit))
+        }
+    }
+
+    /// The `Content-Encoding` to undo, when there is a body to undo it on.
+    private static func coding(of answer: HTTP1Answer, answering method: CourierCore.HTTPMethod) -> String? {
+        let status = answer.head.status.code
+        guard method != .head, status != 204, status != 304, status >= 200 else { return nil }
+        return answer.head.headers.first(name: "content-encoding")
+    }
+
+    /// Response headers in Courier's form, in the order they arrived, repeats kept.
+    static func convert(_ headers: NIOHTTP1.HTTPHeaders) -> CourierCore.HTTPHeaders {
+        var fields: [CourierCore.HTTPHeaders.Field] = []
+        fields.reserveCapacity(headers.count)
+        for (name, value) in headers { fields.append(.init(name: HeaderName(rawValue: name), value: value)) }
+        return CourierCore.HTTPHeaders(fields)
+    }
+
+    /// The request's head as sent, and its body when it is in hand.
+    private func render(_ request: Request, target: RequestTarget) -> (HTTPRequestHead, ByteBuffer?) {
+        var headers = NIOHTTP1.HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 3)
+        var hasHost = false
+        var hasAcceptEncoding = false
+        // Repeated names joined by the core's rule (one Cookie field, RFC 6265 §5.4).
+        for field in request.headers.joinedFields {
+            switch field.name.canonical {
+            // Framing is this transport's, from the body it sends.
+            case "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer": continue
+            case "host": hasHost = true
+            case "accept-encoding": hasAcceptEncoding = true
+            default: break
+            }
+            headers.add(name: field.name.rawValue, value: field.value)
+        }
+        if !hasHost { headers.replaceOrAdd(name: "Host", value: target.origin.hostField) }
+        // Courier decodes these itself, as URLSession does.
+        if configuration.decodesBodies, !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
+        var body: ByteBuffer?
+        if let source = request.bodySource {
+            if let length = source.knownLength {
+                headers.add(name: "Content-Length", value: String(length))
+            } else {
+                headers.add(name: "Transfer-Encoding", value: "chunked")
+            }
+        } else if let data = request.body {
+            headers.add(name: "Content-Length", value: String(data.count))
+            body = ByteBuffer(data: data)
+        } else if [.post, .put, .patch].contains(request.method) {
+            // RFC 9110 §8.6: a request that usually has a body says it has none.
+            headers.add(name: "Content-Length", value: "0")
+        }
+        let method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
+        return (HTTPRequestHead(version: .http1_1, method: method, uri: target.target, headers: headers), body)
+    }
+}
+
+extension TimeAmount {
+    /// `duration` in nanoseconds, clamped to what a `TimeAmount` holds (a negative one is zero).
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else {
+            self = .zero
+            return
+        }
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        self = overflow ? .nanoseconds(.max) : .nanoseconds(scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue)
+    }
+}
