@@ -135,19 +135,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = json.dumps({"error": "login required"}).encode()
             self.send_body(401, body, [("Content-Type", "application/json"), ("WWW-Authenticate", 'Basic realm="courier"')])
         elif url.path == "/head":
-            query = urllib.parse.parse_qs(url.query)
+            query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
             status = query.get("status", ["000"])[0]
             reason = query.get("reason", ["Odd"])[0]
             framing = query.get("framing", ["length"])[0]
             body = query.get("body", ["hello"])[0].encode()
+            # pad=N: a header of N bytes (an oversized head); extra=TEXT: bytes after the body
+            # (a body longer than its framing, or a second response smuggled behind it); keep=1:
+            # the connection stays open for the client's next request.
+            pad = int(query.get("pad", ["0"])[0])
+            extra = query.get("extra", [""])[0].encode()
             head = "HTTP/1.1 %s %s\r\nContent-Type: text/plain\r\n" % (status, reason)
+            if pad:
+                head += "X-Pad: %s\r\n" % ("p" * pad)
             if framing == "length":
                 raw = (head + "Content-Length: %d\r\n\r\n" % len(body)).encode() + body
             elif framing == "chunked":
                 raw = (head + "Transfer-Encoding: chunked\r\n\r\n").encode() + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
             else:
                 raw = (head + "Connection: close\r\n\r\n").encode() + body
-            self.close_connection = True
+            raw += extra
+            self.close_connection = not query.get("keep")
             try:
                 self.wfile.write(raw)
                 self.wfile.flush()

@@ -56,8 +56,12 @@ enum NIOErrors {
                 return failure(.secureConnectionFailed, "no TLS configuration for an https origin", error, request)
             }
         case let error as HTTPParserError:
-            if case .invalidEOFState = error {
+            switch error {
+            case .invalidEOFState:
                 return failure(.truncatedBody, "the connection closed before the body was complete", error, request)
+            case .headerOverflow:
+                return failure(.badResponse, "the response head is larger than the limit (80 KiB of fields)", error, request)
+            default: break
             }
             return failure(.badResponse, "the response is not valid HTTP (\(error))", error, request)
         case let error as NIOConnectionError:
