@@ -1,11 +1,12 @@
-// fuzz: sources Integrations/AsyncHTTPClient/Sources/CourierAsyncHTTPClient/Inflater.swift
-// fuzz: flags -I Integrations/AsyncHTTPClient/Sources/CCourierZlib
-import CCourierZlib
+// fuzz: sources Integrations/NIO/Sources/CourierNIO/Inflater.swift
+// fuzz: flags -I Integrations/NIO/Sources/CCourierNIOZlib
+import CCourierNIOZlib
 import CourierCore
 import Foundation
 
-/// gzip and deflate response bodies as the AsyncHTTPClient transport decodes them. The first
-/// byte chooses the mode, the second where the body is split in two reads:
+/// gzip and deflate response bodies as the SwiftNIO transports (Courier's own and the one on
+/// AsyncHTTPClient) decode them. The first byte chooses the mode, the second where the body is
+/// split in two reads:
 /// - hostile: the rest is the body as sent. Decoding fails only with `CourierError`; no piece is
 ///   over ``Inflater/pieceSize``; splitting the body changes neither the outcome nor the bytes out
 ///   (up to where a corrupt body stops each);

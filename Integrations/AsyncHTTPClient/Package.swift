@@ -17,6 +17,9 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "courier", path: "../.."),
+        // Courier on SwiftNIO: the body inflater, SwiftNIO's errors and TLS options mapped once,
+        // shared with Courier's own transport.
+        .package(name: "courier-nio", path: "../NIO"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // TLS failures are read from SwiftNIO SSL's errors (already a dependency of AsyncHTTPClient).
@@ -27,14 +30,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
-        // zlib, which SwiftNIO's own HTTP compression links too: Courier inflates response bodies
-        // itself, piece by piece, so that a size limit bounds memory and a cut stream is noticed.
-        .systemLibrary(name: "CCourierZlib", path: "Sources/CCourierZlib"),
         .target(
             name: "CourierAsyncHTTPClient",
             dependencies: [
-                "CCourierZlib",
                 .product(name: "CourierCore", package: "courier"),
+                .product(name: "CourierNIO", package: "courier-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -88,8 +88,6 @@ let package = Package(
             name: "CourierAsyncHTTPClientTests",
             dependencies: [
                 "CourierAsyncHTTPClient",
-                // InflaterTests makes gzip members with zlib itself.
-                "CCourierZlib",
                 // Built with the tests: HostileHeadTests runs it as a child process.
                 "CourierAHCHeadProbe",
                 .product(name: "Courier", package: "courier"),

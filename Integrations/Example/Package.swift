@@ -30,6 +30,7 @@ let package = Package(
     dependencies: [
         courier("courier", path: "../.."),
         courier("courier-async-http-client", path: "../AsyncHTTPClient"),
+        courier("courier-nio", path: "../NIO"),
         courier("courier-openapi", path: "../OpenAPI"),
         courier("courier-logging", path: "../Logging"),
         courier("courier-metrics", path: "../Metrics"),
@@ -76,6 +77,7 @@ let package = Package(
                 "NotesAPI",
                 .product(name: "CourierCore", package: "courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "courier-async-http-client"),
+                .product(name: "CourierNIO", package: "courier-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -43,6 +43,8 @@ let package = Package(
             name: "CourierNIOTests",
             dependencies: [
                 "CourierNIO",
+                // InflaterTests makes gzip members with zlib itself.
+                "CCourierNIOZlib",
                 .product(name: "Courier", package: "courier"),
                 .product(name: "CourierConformance", package: "courier"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CourierCore
+@_spi(NIOTransports) import CourierNIO
 import Foundation
 import NIOSSL
 
@@ -25,37 +26,8 @@ extension AsyncHTTPClientExecutor {
     ) throws(TLSOptions.Invalid) -> HTTPClient.Configuration {
         var configuration = clientConfiguration(base)
         var settings = configuration.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
-        settings.certificateVerification = .fullVerification
-        switch tls.trust {
-        case .system:
-            break
-        case .systemAnd(let extra):
-            settings.additionalTrustRoots.append(.certificates(try certificates(extra)))
-        case .only(let roots):
-            settings.trustRoots = .certificates(try certificates(roots))
-            settings.additionalTrustRoots = []
-        }
-        if let identity = tls.clientIdentity {
-            settings.certificateChain = try certificates(identity.certificateChain).map { .certificate($0) }
-            do {
-                settings.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
-            } catch {
-                throw TLSOptions.Invalid(reason: "SwiftNIO SSL cannot read the client's private key (an unencrypted PEM key is expected)")
-            }
-        }
+        try tls.apply(to: &settings)
         configuration.tlsConfiguration = settings
         return configuration
-    }
-
-    private static func certificates(_ certificates: [TLSOptions.Certificate]) throws(TLSOptions.Invalid) -> [NIOSSLCertificate] {
-        var read: [NIOSSLCertificate] = []
-        for (index, certificate) in certificates.enumerated() {
-            do {
-                read.append(try NIOSSLCertificate(bytes: Array(certificate.pem.utf8), format: .pem))
-            } catch {
-                throw TLSOptions.Invalid(reason: "SwiftNIO SSL cannot read certificate \(index + 1) of \(certificates.count)")
-            }
-        }
-        return read
     }
 }

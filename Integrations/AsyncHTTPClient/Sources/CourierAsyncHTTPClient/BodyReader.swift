@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CourierCore
+@_spi(NIOTransports) import CourierNIO
 import Foundation
 import NIOCore
 import NIOFoundationCompat

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CourierCore
+@_spi(NIOTransports) import CourierNIO
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -7,7 +8,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
-/// AsyncHTTPClient's and SwiftNIO's errors as Courier's causes: transient where a retry may
+/// AsyncHTTPClient's errors (and, through CourierNIO's mapping, SwiftNIO's) as Courier's causes: transient where a retry may
 /// succeed (a connection refused, reset or closed mid-body), permanent where it cannot (TLS, an
 /// invalid request). Messages name the failure, never a header value or a URL.
 enum TransportErrors {
@@ -17,50 +18,11 @@ enum TransportErrors {
         switch error {
         case let error as NIOHTTP2Errors.StreamClosed:
             return CourierError(.transport(streamClosed(error.errorCode, duringBody: duringBody)), request: request, underlyingError: error)
-        case let error as CourierError:
-            return error.request == nil ? CourierError(error.cause, request: request, underlyingError: error.underlyingError) : error
-        case is CancellationError:
-            return CourierError(.cancelled, request: request)
         case let error as HTTPClientError:
             return CourierError(cause(for: error, duringBody: duringBody), request: request, underlyingError: error)
-        case let error as HTTPParserError:
-            let failure: TransportFailure =
-                if case .invalidEOFState = error {
-                    TransportFailure(.truncatedBody, message: "the connection closed before the body was complete")
-                } else {
-                    TransportFailure(.badResponse, message: "the response is not valid HTTP (\(error))")
-                }
-            return CourierError(.transport(failure), request: request, underlyingError: error)
-        case let error as NIOConnectionError:
-            let kind: TransportFailure.Kind =
-                error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil) ? .dnsFailure : .cannotConnect
-            return failure(kind, kind == .dnsFailure ? "the host name could not be resolved" : "the connection was refused", error, request)
-        case let error as ChannelError:
-            switch error {
-            case .connectTimeout: return CourierError(.timedOut, request: request, underlyingError: error)
-            case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed, .inputClosed:
-                return failure(.connectionLost, "the connection was closed (\(error))", error, request)
-            default: return failure(.other, "SwiftNIO: \(error)", error, request)
-            }
-        case let error as IOError:
-            switch error.errnoCode {
-            case ECONNREFUSED: return failure(.cannotConnect, "the connection was refused", error, request)
-            case ECONNRESET, EPIPE, ECONNABORTED: return failure(.connectionLost, "the connection was reset", error, request)
-            case ENETUNREACH, EHOSTUNREACH: return failure(.notConnected, "the network is unreachable", error, request)
-            default: return failure(.other, "I/O error \(error.errnoCode)", error, request)
-            }
-        case let error as NIOSSLError:
-            return tls(problem(for: error), error, request)
-        case let error as BoringSSLError:
-            return tls(problem(for: error), error, request)
-        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
-            return tls(.hostnameMismatch, error, request)
         default:
-            let name = String(reflecting: type(of: error))
-            if name.contains("SSL") || name.contains("TLS") {
-                return tls(.handshake(String(describing: type(of: error))), error, request)
-            }
-            return failure(.other, name, error, request)
+            // SwiftNIO's own errors (connections, parsing, TLS) as Courier's own transport maps them.
+            return NIOErrors.courierError(for: error, request: request, duringBody: duringBody)
         }
     }
 
@@ -89,36 +51,6 @@ enum TransportErrors {
                 .connectionLost, message: "the server refused the HTTP/2 stream before answering (\(name)); the request was not processed")
         }
         return TransportFailure(.connectionLost, message: "the server reset the HTTP/2 stream before answering (\(name))")
-    }
-
-    private static func tls(_ problem: TLSProblem, _ error: any Error, _ request: Request) -> CourierError {
-        CourierError(.transport(.tls(problem)), request: request, underlyingError: error)
-    }
-
-    /// What SwiftNIO SSL's error says failed: a handshake's BoringSSL reason, or the error's own
-    /// case name (never its associated values, which may hold a path).
-    static func problem(for error: NIOSSLError) -> TLSProblem {
-        switch error {
-        case .handshakeFailed(let inner): problem(for: inner)
-        case .uncleanShutdown: .handshake("the connection closed without a TLS close_notify")
-        default: .handshake(String(String(describing: error).prefix(while: { $0 != "(" })))
-        }
-    }
-
-    /// The first BoringSSL reason name in `error` (`CERTIFICATE_VERIFY_FAILED`,
-    /// `TLSV1_ALERT_CERTIFICATE_REQUIRED`, …) as a problem.
-    static func problem(for error: BoringSSLError) -> TLSProblem {
-        let text = String(describing: error)
-        // "error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at …/handshake.cc:320"
-        if let marker = text.range(of: "OPENSSL_internal:") {
-            let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-            if !reason.isEmpty { return TLSProblem.fromBoringSSL(reason: String(reason)) }
-        }
-        return .handshake(String(text.prefix(while: { $0 != "(" })))
-    }
-
-    private static func failure(_ kind: TransportFailure.Kind, _ message: String, _ error: any Error, _ request: Request) -> CourierError {
-        CourierError(.transport(TransportFailure(kind, message: message)), request: request, underlyingError: error)
     }
 
     private static func cause(for error: HTTPClientError, duringBody: Bool) -> CourierError.Cause {

@@ -1,4 +1,5 @@
 import CourierAsyncHTTPClient
+import CourierNIO
 import CourierCore
 import Foundation
 import InMemoryLogging
@@ -10,7 +11,7 @@ import OpenAPIRuntime
 import Testing
 
 /// The example service as its team would test it: offline against Courier's in-memory executor
-/// (no server, a scripted failure), and live over AsyncHTTPClient against the httpbin that
+/// (no server, a scripted failure), and live over AsyncHTTPClient and CourierNIO against the httpbin that
 /// Courier's scripts/test starts.
 @Suite("Notes: a generated client over Courier")
 struct NotesServiceTests {
@@ -80,14 +81,21 @@ struct NotesServiceTests {
         #expect(server.requests.allSatisfy { $0.headers[HeaderName(rawValue: InMemoryTracer.traceIDKey)] != nil })
     }
 
-    @Test func liveOverAsyncHTTPClientAgainstHttpbin() async throws {
+    /// The executors a service picks from: Courier on AsyncHTTPClient, and Courier's own wire.
+    static let liveExecutors: [String: any Executor] = [
+        "AsyncHTTPClient": AsyncHTTPClientExecutor.shared, "CourierNIO": NIOExecutor.shared,
+    ]
+
+    @Test(arguments: ["AsyncHTTPClient", "CourierNIO"])
+    func liveAgainstHttpbin(over transport: String) async throws {
+        let executor = try #require(Self.liveExecutors[transport])
         let base = try #require(
             ProcessInfo.processInfo.environment["COURIER_HTTPBIN_URL"].flatMap(URL.init(string:)),
             "COURIER_HTTPBIN_URL names a running httpbin (Courier's scripts/test starts one)")
         let (logger, handler) = Self.logger()
         let tokens = Tokens()
         let service = NotesService(
-            serverURL: base, executor: AsyncHTTPClientExecutor.shared,
+            serverURL: base, executor: executor,
             retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)), logger: logger, metrics: TestMetrics(),
             token: { await tokens.next($0) })
 

@@ -6,16 +6,17 @@ import Foundation
 /// limit) sees every piece before the next is made: a compression bomb never has more than one
 /// piece of output in memory, and a stream cut before its end is noticed.
 ///
-/// Not `Sendable`: one body pump owns it. zlib keeps the address of its stream, so the stream
+/// Shared with Courier's AsyncHTTPClient transport (SPI `NIOTransports`). Not `Sendable`: one
+/// body pump owns it. zlib keeps the address of its stream, so the stream
 /// lives in storage of its own.
-final class Inflater {
+@_spi(NIOTransports) public final class Inflater {
     /// The most bytes one call to ``inflate(_:emit:)`` hands on at a time.
-    static let pieceSize = 64 << 10
+    public static let pieceSize = 64 << 10
 
     private let stream: UnsafeMutablePointer<z_stream>
     private var initialized = false
     /// The last member ended (`Z_STREAM_END`) and no input came after it.
-    private(set) var isComplete = false
+    public private(set) var isComplete = false
     /// The first magic byte of a next gzip member, when a read ended just after it.
     private var heldByte: UInt8?
     /// The last call filled its piece without reaching the end: zlib may hold more output for
@@ -24,7 +25,7 @@ final class Inflater {
 
     /// An inflater for `coding`, or `nil` when the body is not coded in a way Courier decodes
     /// (identity, or anything but a single `gzip`, `x-gzip` or `deflate`).
-    init?(contentEncoding coding: String?) {
+    public init?(contentEncoding coding: String?) {
         guard let coding else { return nil }
         switch coding.trimmingCharacters(in: .whitespaces).lowercased() {
         case "gzip", "x-gzip", "deflate": break
@@ -51,7 +52,7 @@ final class Inflater {
     /// (returning `false`) when `emit` does.
     /// - Throws: ``CourierError`` with a ``TransportFailure/Kind/badResponse`` failure for data
     ///   that is not what its `Content-Encoding` says.
-    func inflate(_ input: Data, emit: (Data) async throws -> Bool) async throws -> Bool {
+    public func inflate(_ input: Data, emit: (Data) async throws -> Bool) async throws -> Bool {
         var offset = 0
         while let piece = try nextPiece(of: input, from: &offset) {
             guard try await emit(piece) else { return false }
@@ -64,7 +65,7 @@ final class Inflater {
     /// or zlib needs the next input to go on).
     /// - Throws: ``CourierError`` with a ``TransportFailure/Kind/badResponse`` failure for data
     ///   that is not what its `Content-Encoding` says.
-    func nextPiece(of input: Data, from offset: inout Int) throws(CourierError) -> Data? {
+    public func nextPiece(of input: Data, from offset: inout Int) throws(CourierError) -> Data? {
         // Until zlib has handed on everything it holds for this input, not only until it took it
         // all: the last call that takes a read's bytes may fill its piece with more to come.
         while offset < input.count || outputPending {

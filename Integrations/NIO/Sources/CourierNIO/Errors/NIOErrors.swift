@@ -17,12 +17,13 @@ enum NIOTransportError: Error, Sendable {
     case noTLSContext
 }
 
-/// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes: transient where a retry may succeed
+/// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes (shared with Courier's
+/// AsyncHTTPClient transport, SPI `NIOTransports`): transient where a retry may succeed
 /// (a connection refused, reset or closed before the answer), permanent where it cannot (TLS, a
 /// response that is not HTTP). Messages name the failure, never a header value or a URL.
-enum NIOErrors {
+@_spi(NIOTransports) public enum NIOErrors {
     /// Whether `error` says only that the connection went away.
-    static func isConnectionClosure(_ error: any Error) -> Bool {
+    public static func isConnectionClosure(_ error: any Error) -> Bool {
         switch error {
         case NIOTransportError.connectionClosedBeforeResponse, NIOTransportError.connectionClosedMidBody: return true
         case let error as ChannelError:
@@ -38,7 +39,7 @@ enum NIOErrors {
 
     /// `error` as a ``/Courier/CourierError`` with `request` attached; `duringBody` when it ended a
     /// body already under way.
-    static func courierError(for error: any Error, request: Request, duringBody: Bool = false) -> CourierError {
+    public static func courierError(for error: any Error, request: Request, duringBody: Bool = false) -> CourierError {
         switch error {
         case let error as CourierError:
             return error.request == nil ? CourierError(error.cause, request: request, underlyingError: error.underlyingError) : error
@@ -111,7 +112,7 @@ enum NIOErrors {
 
     /// What SwiftNIO SSL's error says failed: a handshake's BoringSSL reason, or the error's own
     /// case name (never its associated values, which may hold a path).
-    static func problem(for error: NIOSSLError) -> TLSProblem {
+    public static func problem(for error: NIOSSLError) -> TLSProblem {
         switch error {
         case .handshakeFailed(let inner): problem(for: inner)
         case .uncleanShutdown: .handshake("the connection closed without a TLS close_notify")
@@ -120,7 +121,7 @@ enum NIOErrors {
     }
 
     /// The first BoringSSL reason name in `error` (`CERTIFICATE_VERIFY_FAILED`, …) as a problem.
-    static func problem(for error: BoringSSLError) -> TLSProblem {
+    public static func problem(for error: BoringSSLError) -> TLSProblem {
         let text = String(describing: error)
         if let marker = text.range(of: "OPENSSL_internal:") {
             let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }

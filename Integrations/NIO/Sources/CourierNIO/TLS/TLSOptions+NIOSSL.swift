@@ -10,8 +10,16 @@ extension TLSOptions {
     ///   reason never holds key material).
     func nioConfiguration(protocols: [String]) throws(TLSOptions.Invalid) -> TLSConfiguration {
         var settings = TLSConfiguration.makeClientConfiguration()
-        settings.certificateVerification = .fullVerification
         settings.applicationProtocols = protocols
+        try apply(to: &settings)
+        return settings
+    }
+
+    /// Sets the trust and client identity of `settings` from these options, and full
+    /// verification (shared with Courier's AsyncHTTPClient transport, SPI `NIOTransports`).
+    /// - Throws: ``TLSOptions/Invalid`` when SwiftNIO SSL cannot read a certificate or the key.
+    @_spi(NIOTransports) public func apply(to settings: inout TLSConfiguration) throws(TLSOptions.Invalid) {
+        settings.certificateVerification = .fullVerification
         switch trust {
         case .system:
             break
@@ -29,7 +37,6 @@ extension TLSOptions {
                 throw TLSOptions.Invalid(reason: "SwiftNIO SSL cannot read the client's private key (an unencrypted PEM key is expected)")
             }
         }
-        return settings
     }
 
     private static func nioCertificates(_ certificates: [TLSOptions.Certificate]) throws(TLSOptions.Invalid) -> [NIOSSLCertificate] {

@@ -1,5 +1,5 @@
-import CCourierZlib
-@testable import CourierAsyncHTTPClient
+import CCourierNIOZlib
+@_spi(NIOTransports) @testable import CourierNIO
 import Foundation
 import Testing
 
