@@ -65,6 +65,25 @@ def load():
     return "%.2f %.2f %.2f" % os.getloadavg()
 
 
+# Courier's own transport (CourierNIO) against raw AsyncHTTPClient, each request built per call
+# on both sides, as an application builds it; the bar is raw AsyncHTTPClient's throughput at no
+# more CPU per request, the aim 1.5x on the small rows. COURIER_BENCH_SET=nio runs these alone.
+NIO_ROWS = []
+for label, kind, totals in (("small JSON", "small", (4000, 8000, 8000)), ("204", "noContent", (4000, 8000, 8000)),
+                            ("1 MB JSON", "large", (200, 400, 400))):
+    for concurrency, total in zip((1, 16, 64), totals):
+        NIO_ROWS.append(("N. Courier on NIO vs raw AHC, %s, concurrency %d" % (label, concurrency), kind, concurrency, total,
+                         "nio-courier-built", "ahc-raw-built", "≥ 1.0"))
+for label, kind, concurrency, total in (("small JSON", "small", 1, 4000), ("small JSON", "small", 16, 8000),
+                                        ("small JSON", "small", 64, 8000), ("1 MB JSON", "large", 16, 400)):
+    NIO_ROWS.append(("N. HTTPS/1.1, Courier on NIO vs raw AHC, %s, concurrency %d" % (label, concurrency), kind, concurrency, total,
+                     "nio-courier-built@h1", "ahc-raw-built@h1", "≥ 1.0"))
+NIO_ROWS += [
+    ("N. Courier on NIO vs Courier on AHC, small JSON, concurrency 1", "small", 1, 4000, "nio-courier-built", "ahc-courier-built",
+     "(context)"),
+    ("N. Courier on NIO vs Courier on AHC, small JSON, concurrency 16", "small", 16, 8000, "nio-courier-built", "ahc-courier-built",
+     "(context)"),
+]
 # COURIER_BENCH_SET=ahc: Courier on AsyncHTTPClient (Integrations/AsyncHTTPClient's
 # CourierAHCBenchmarks binary) against raw AsyncHTTPClient, with raw URLSession for context.
 if os.environ.get("COURIER_BENCH_SET") == "ahc":
@@ -99,7 +118,10 @@ if os.environ.get("COURIER_BENCH_SET") == "ahc":
         ("T. HTTP/2, Courier on AHC vs raw AHC, 1 MB JSON, concurrency 16", "large", 16, 400, "ahc-courier@h2", "ahc-raw@h2", "≥ 0.95"),
         ("T. raw AHC, HTTP/2 vs HTTPS/1.1, small JSON, concurrency 64 (what multiplexing buys)", "small", 64, 8000, "ahc-raw@h2",
          "ahc-raw@h1", "(context)"),
-    ]
+    ] + NIO_ROWS
+
+if os.environ.get("COURIER_BENCH_SET") == "nio":
+    ROWS = NIO_ROWS
 
 only = os.environ.get("COURIER_BENCH_ROWS")  # "|"-separated substrings of row names
 if only:

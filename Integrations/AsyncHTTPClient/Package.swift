@@ -46,12 +46,14 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
-        // Live rows of Benchmarks/README.md: Courier on AsyncHTTPClient against raw
-        // AsyncHTTPClient and raw URLSession, each measurement in a fresh process (Benchmarks/run).
+        // Live rows of Benchmarks/README.md: Courier on AsyncHTTPClient and on its own transport
+        // (CourierNIO) against raw AsyncHTTPClient and raw URLSession, each measurement in a
+        // fresh process (Benchmarks/run).
         .executableTarget(
             name: "CourierAHCBenchmarks",
             dependencies: [
                 "CourierAsyncHTTPClient",
+                .product(name: "CourierNIO", package: "courier-nio"),
                 .product(name: "Courier", package: "courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -5,8 +5,9 @@
 //
 //   CourierAHCBenchmarks --live-row small|noContent|large --variant V --url BASE --concurrency N --total T
 //     V: ahc-raw, ahc-courier (the request built once), ahc-raw-built, ahc-courier-built (built
-//     for each call, as an app does), urlsession-raw, urlsession-courier
-//   CourierAHCBenchmarks --streaming stream-ahc|stream-ahc-raw --address URL
+//     for each call, as an app does), nio-courier, nio-courier-built (Courier's own transport,
+//     CourierNIO), urlsession-raw, urlsession-courier
+//   CourierAHCBenchmarks --streaming stream-ahc|stream-ahc-raw|stream-nio --address URL
 //
 //   add --ca FILE (and --http1) for the HTTPS rows: TLS trusting FILE, HTTP/2 by ALPN or HTTP/1.1
 //
@@ -14,6 +15,7 @@
 import AsyncHTTPClient
 import Courier
 import CourierAsyncHTTPClient
+import CourierNIO
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -89,6 +91,16 @@ func baseConfiguration() -> HTTPClient.Configuration {
         tls.trustRoots = .file(authority)
         configuration.tlsConfiguration = tls
         configuration.httpVersion = arguments.contains("--http1") ? .http1Only : .automatic
+    }
+    return configuration
+}
+
+/// Courier's own transport with what the AsyncHTTPClient rows share: 16 connections per host,
+/// and for the HTTPS rows the run's certificate trusted alone (HTTP/1.1: it speaks no HTTP/2 yet).
+func nioConfiguration() throws -> NIOTransport.Configuration {
+    var configuration = NIOTransport.Configuration(connectionsPerHost: 16)
+    if let authority = value("--ca") {
+        configuration.tls = TLSOptions(trust: .only([try TLSOptions.Certificate(contentsOf: URL(fileURLWithPath: authority))]))
     }
     return configuration
 }
@@ -181,6 +193,7 @@ func rawURLSessionSender(_ kind: Kind, base: String, session: URLSession) throws
 
 func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total: Int) async throws {
     var client: HTTPClient?
+    var nioTransport: NIOTransport?
     var keepAlive: [AnyObject] = []
     let send: @Sendable () async throws -> Void
     switch variant {
@@ -195,6 +208,11 @@ func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total:
         client = made
         let executor = try AsyncHTTPClientExecutor(client: made)
         send = variant == "ahc-courier" ? courierSender(kind, base: base, executor: executor) : courierBuiltSender(kind, base: base, executor: executor)
+    case "nio-courier", "nio-courier-built":
+        let transport = try NIOTransport(configuration: nioConfiguration())
+        let executor = NIOExecutor(transport: transport)
+        send = variant == "nio-courier" ? courierSender(kind, base: base, executor: executor) : courierBuiltSender(kind, base: base, executor: executor)
+        nioTransport = transport
     case "urlsession-raw":
         // Without a URLCache on Linux, as Courier's URLSession transport runs there.
         let configuration = URLSessionConfiguration.ephemeral
@@ -216,6 +234,7 @@ func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total:
     let (throughput, cpu) = try await batch(total: total, concurrency: concurrency, send)
     withExtendedLifetime(keepAlive) {}
     try await client?.shutdown()
+    await nioTransport?.shutdown()
     try printJSON(["throughput": throughput, "cpuPerRequest": cpu, "requests": Double(total)])
 }
 
@@ -233,6 +252,11 @@ func streamRow(kind: String, address: String) async throws {
     case "stream-ahc-raw":
         let response = try await client.execute(HTTPClientRequest(url: address), deadline: .distantFuture)
         for try await buffer in response.body { total += buffer.readableBytes }
+    case "stream-nio":
+        let transport = try NIOTransport(configuration: nioConfiguration())
+        let response = try await NIOExecutor(transport: transport).stream(.get |> url(address))
+        for try await chunk in response.body { total += chunk.count }
+        await transport.shutdown()
     default:
         throw BenchmarkError(description: "unknown streaming kind \(kind)")
     }
