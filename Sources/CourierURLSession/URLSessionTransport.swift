@@ -71,9 +71,9 @@ public final class URLSessionTransport: Transport {
     }
 
     /// Refuses ``TLSOptions`` this platform's URLSession cannot honour: on Linux
-    /// (FoundationNetworking) libcurl trusts only the system's CA bundle and presents no client
-    /// certificate; on Apple platforms Courier does not yet answer the server-trust and
-    /// client-certificate challenges. The system's roots without a client certificate pass
+    /// (FoundationNetworking) libcurl trusts only the system's CA bundle, presents no client
+    /// certificate and checks no pinned key; on Apple platforms Courier does not yet answer the
+    /// server-trust and client-certificate challenges. The system's roots without a client certificate pass
     /// everywhere.
     /// - Parameter tls: The options.
     /// - Throws: ``TLSOptions/Unsupported``, saying what and what to use instead.
@@ -90,6 +90,10 @@ public final class URLSessionTransport: Transport {
                 throw TLSOptions.Unsupported(
                     transport: transport, reason: "it cannot present a client certificate; use AsyncHTTPClientExecutor for mutual TLS")
             }
+            if !tls.pinnedKeys.isEmpty {
+                throw TLSOptions.Unsupported(
+                    transport: transport, reason: "libcurl's key pinning is not reachable through URLSession; use NIOExecutor (CourierNIO)")
+            }
         #else
             let transport = "URLSession on Apple platforms"
             if tls.trust != .system {
@@ -100,6 +104,9 @@ public final class URLSessionTransport: Transport {
             if tls.clientIdentity != nil {
                 throw TLSOptions.Unsupported(
                     transport: transport, reason: "Courier does not yet answer client-certificate challenges")
+            }
+            if !tls.pinnedKeys.isEmpty {
+                throw TLSOptions.Unsupported(transport: transport, reason: "Courier does not yet check pinned keys on URLSession")
             }
         #endif
     }

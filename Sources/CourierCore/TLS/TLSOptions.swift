@@ -8,11 +8,12 @@ import Foundation
 /// transport can do differs, and a combination one cannot honour is a ``TLSOptions/Unsupported``
 /// error when the executor is made, never a silent downgrade:
 ///
-/// | | system roots | extra or replacement roots | client certificate |
-/// | --- | --- | --- | --- |
-/// | AsyncHTTPClient | yes | yes | yes |
-/// | URLSession on Linux (FoundationNetworking) | yes | no: libcurl reads the system's bundle only | no |
-/// | URLSession on Apple platforms | yes | not yet | not yet |
+/// | | system roots | extra or replacement roots | client certificate | pinned keys |
+/// | --- | --- | --- | --- | --- |
+/// | CourierNIO (Courier's own transport) | yes | yes | yes | yes |
+/// | AsyncHTTPClient | yes | yes | yes | no |
+/// | URLSession on Linux (FoundationNetworking) | yes | no: libcurl reads the system's bundle only | no | no |
+/// | URLSession on Apple platforms | yes | not yet | not yet | not yet |
 ///
 /// ```swift
 /// let tls = try TLSOptions(
@@ -131,6 +132,10 @@ public struct TLSOptions: Sendable, Hashable, CustomStringConvertible, CustomRef
     public var trust: Trust
     /// The certificate the client presents when a server asks, or `nil`.
     public var clientIdentity: ClientIdentity?
+    /// The server public keys accepted, checked after the usual verification; empty (the
+    /// default) pins nothing. A server whose certificate's key is none of them fails with
+    /// ``TLSProblem/pinMismatch`` before any byte of the request is sent.
+    public var pinnedKeys: Set<PublicKeyPin> = []
 
     /// Creates options.
     /// - Parameters:
@@ -139,6 +144,16 @@ public struct TLSOptions: Sendable, Hashable, CustomStringConvertible, CustomRef
     public init(trust: Trust = .system, clientIdentity: ClientIdentity? = nil) {
         self.trust = trust
         self.clientIdentity = clientIdentity
+    }
+
+    /// Creates options that pin the server's public key.
+    /// - Parameters:
+    ///   - trust: Which authorities vouch for a server; the system's by default.
+    ///   - clientIdentity: The certificate to present, or `nil`.
+    ///   - pinnedKeys: The server public keys accepted (see ``PublicKeyPin``).
+    public init(trust: Trust = .system, clientIdentity: ClientIdentity? = nil, pinnedKeys: Set<PublicKeyPin>) {
+        self.init(trust: trust, clientIdentity: clientIdentity)
+        self.pinnedKeys = pinnedKeys
     }
 
     /// The system's trust store, no client certificate.
@@ -152,7 +167,8 @@ public struct TLSOptions: Sendable, Hashable, CustomStringConvertible, CustomRef
         case .systemAnd(let extra): trusted = "system roots and \(extra.count) more"
         case .only(let roots): trusted = "only \(roots.count) root(s)"
         }
-        return "TLSOptions(\(trusted)" + (clientIdentity.map { ", \($0)" } ?? "") + ")"
+        let pins = pinnedKeys.isEmpty ? "" : ", \(pinnedKeys.count) pinned key(s)"
+        return "TLSOptions(\(trusted)" + (clientIdentity.map { ", \($0)" } ?? "") + pins + ")"
     }
 
     /// The description only: the key never shows in `dump` or a debugger.

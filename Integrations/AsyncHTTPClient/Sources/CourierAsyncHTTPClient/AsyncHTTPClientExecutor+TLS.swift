@@ -20,10 +20,16 @@ extension AsyncHTTPClientExecutor {
     ///   - tls: Whom to trust and who the client is.
     /// - Returns: The configuration.
     /// - Throws: ``/Courier/TLSOptions/Invalid`` when SwiftNIO SSL cannot read a certificate or the key
-    ///   (the reason never holds key material).
+    ///   (the reason never holds key material), or for ``/Courier/TLSOptions/pinnedKeys``, which
+    ///   AsyncHTTPClient cannot check.
     public static func clientConfiguration(
         _ base: HTTPClient.Configuration = HTTPClient.Configuration(), tls: TLSOptions
     ) throws(TLSOptions.Invalid) -> HTTPClient.Configuration {
+        guard tls.pinnedKeys.isEmpty else {
+            // Refused rather than quietly not checked.
+            throw TLSOptions.Invalid(
+                reason: "AsyncHTTPClient cannot check pinned keys (its pipeline takes no verification callback); use NIOExecutor (CourierNIO)")
+        }
         var configuration = clientConfiguration(base)
         var settings = configuration.tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
         try tls.apply(to: &settings)

@@ -100,6 +100,12 @@ struct TLSTests {
         let broken = try TLSOptions.ClientIdentity(
             certificateChain: chain, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
         #expect(throws: TLSOptions.Invalid.self) { try AsyncHTTPClientExecutor.clientConfiguration(tls: TLSOptions(clientIdentity: broken)) }
+        // Pinned keys, which AsyncHTTPClient cannot check, are refused rather than ignored.
+        let pin = try TLSOptions.PublicKeyPin(base64: String(contentsOfFile: servers.file("spki.txt"), encoding: .utf8))
+        let refused = #expect(throws: TLSOptions.Invalid.self) {
+            try AsyncHTTPClientExecutor.clientConfiguration(tls: TLSOptions(pinnedKeys: [pin]))
+        }
+        #expect(refused?.reason.contains("NIOExecutor") == true)
     }
 
     @Test func everyCertificateFailureIsTypedReadableAndSendsNothing() async throws {

@@ -15,6 +15,10 @@ enum NIOTransportError: Error, Sendable {
     case shutDown
     /// An `https` origin without a TLS context (never expected: the transport makes one).
     case noTLSContext
+    /// The server's verified certificate holds none of the pinned keys.
+    case pinMismatch
+    /// The TLS handshake did not finish within the connect timeout.
+    case handshakeTimedOut
 }
 
 /// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes (shared with Courier's
@@ -55,6 +59,10 @@ enum NIOTransportError: Error, Sendable {
                 return failure(.other, "the transport was shut down", error, request)
             case .noTLSContext:
                 return failure(.secureConnectionFailed, "no TLS configuration for an https origin", error, request)
+            case .pinMismatch:
+                return tls(.pinMismatch, error, request)
+            case .handshakeTimedOut:
+                return CourierError(.timedOut, request: request, underlyingError: error)
             }
         case let error as HTTPParserError:
             switch error {

@@ -25,10 +25,11 @@ final class HTTP1Connection: Sendable {
         channel.close(promise: nil)
     }
 
-    /// Opens a connection to `origin`: TCP, then TLS over it for `https` (the handshake runs as the
-    /// first request is written; its failure is that request's), then HTTP/1.1.
+    /// Opens a connection to `origin`: TCP, then for `https` TLS over it (the handshake finished
+    /// and the server's key checked against `pins` before the connection is handed over), then
+    /// HTTP/1.1.
     static func connect(
-        to origin: Origin, group: any EventLoopGroup, tls: NIOSSLContext?, connectTimeout: TimeAmount
+        to origin: Origin, group: any EventLoopGroup, tls: NIOSSLContext?, pins: Set<TLSOptions.PublicKeyPin>, connectTimeout: TimeAmount
     ) -> EventLoopFuture<HTTP1Connection> {
         let serverName = origin.isIPAddress ? nil : origin.host
         let bootstrap = ClientBootstrap(group: group)
@@ -40,6 +41,7 @@ final class HTTP1Connection: Sendable {
                     if origin.isSecure {
                         guard let tls else { throw NIOTransportError.noTLSContext }
                         try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                        try pipeline.addHandler(HandshakeGate(eventLoop: channel.eventLoop, pins: pins, timeout: connectTimeout))
                     }
                     try pipeline.addHandler(HTTPRequestEncoder())
                     try pipeline.addHandler(
@@ -47,9 +49,24 @@ final class HTTP1Connection: Sendable {
                     try pipeline.addHandler(HTTP1Handler())
                 }
             }
-        return bootstrap.connect(host: origin.host, port: origin.port).flatMapThrowing { channel in
-            let handler = try channel.pipeline.syncOperations.handler(type: HTTP1Handler.self)
-            return HTTP1Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), origin: origin)
+        return bootstrap.connect(host: origin.host, port: origin.port).flatMap { channel in
+            let made = channel.eventLoop.makeCompletedFuture {
+                let handler = try channel.pipeline.syncOperations.handler(type: HTTP1Handler.self)
+                return HTTP1Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), origin: origin)
+            }
+            guard origin.isSecure else { return made }
+            let gate: HandshakeGate
+            do {
+                gate = try channel.pipeline.syncOperations.handler(type: HandshakeGate.self)
+            } catch {
+                // The handshake already failed and the channel closed: its handlers are gone.
+                channel.close(promise: nil)
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+            return gate.verdict.futureResult.flatMap { _ in made }.flatMapErrorThrowing { error in
+                channel.close(promise: nil)
+                throw error
+            }
         }
     }
 }

@@ -56,7 +56,8 @@ public final class NIOTransport: Transport {
                     return eventLoopGroup.any().makeFailedFuture(error)
                 }
             }
-            return HTTP1Connection.connect(to: origin, group: eventLoopGroup, tls: context, connectTimeout: connectTimeout)
+            return HTTP1Connection.connect(
+                to: origin, group: eventLoopGroup, tls: context, pins: configuration.tls.pinnedKeys, connectTimeout: connectTimeout)
         }
     }
 

@@ -1,0 +1,69 @@
+import CourierCore
+import NIOCore
+import NIOSSL
+import NIOTLS
+
+/// Holds a new TLS connection back until its handshake is over and the server's key is one of
+/// the pinned keys (when there are any): the connection is lent to a hop only then, so no byte of
+/// a request is ever sent to a server that failed either. Removes itself once it has decided.
+final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    /// Succeeds with the protocol agreed by ALPN (`nil` when none was), or fails with the reason.
+    let verdict: EventLoopPromise<String?>
+    private let pins: Set<TLSOptions.PublicKeyPin>
+    private let timeout: TimeAmount
+    private var timer: Scheduled<Void>?
+
+    init(eventLoop: any EventLoop, pins: Set<TLSOptions.PublicKeyPin>, timeout: TimeAmount) {
+        self.verdict = eventLoop.makePromise()
+        self.pins = pins
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // A server that accepts the connection and never answers the handshake gives up its place.
+        let verdict = self.verdict
+        let channel = context.channel
+        timer = context.eventLoop.scheduleTask(in: timeout) {
+            verdict.fail(NIOTransportError.handshakeTimedOut)
+            channel.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = event {
+            timer?.cancel()
+            if pins.isEmpty || serverKeyIsPinned(context: context) {
+                verdict.succeed(negotiated)
+                context.fireUserInboundEventTriggered(event)
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                return
+            }
+            verdict.fail(NIOTransportError.pinMismatch)
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        timer?.cancel()
+        verdict.fail(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        verdict.fail(NIOTransportError.connectionClosedBeforeResponse)
+        context.fireChannelInactive()
+    }
+
+    /// Whether the verified server certificate's key is pinned.
+    private func serverKeyIsPinned(context: ChannelHandlerContext) -> Bool {
+        guard let handler = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self),
+            let certificate = handler.peerCertificate,
+            let key = try? certificate.extractPublicKey().toSPKIBytes()
+        else { return false }
+        return pins.contains { $0.matches(subjectPublicKeyInfo: key) }
+    }
+}
