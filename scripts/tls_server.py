@@ -18,6 +18,7 @@ that trusts no listener (URLSession on Linux trusts only the system's roots).
 
 import json
 import os
+import socket
 import ssl
 import sys
 import threading
@@ -35,6 +36,31 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def setup(self):
+        # The handshake runs here, in the connection's thread, not in accept(): a refused one
+        # (the mtls listener without a trusted client certificate) sends its alert, closes the
+        # sending side and reads what the client already sent before closing. Closing with that
+        # request unread would send a reset, which may destroy the alert before the client reads
+        # it (TLS 1.3 clients finish their side of the handshake and send the request before
+        # the server has checked their certificate).
+        if not isinstance(self.request, ssl.SSLSocket):
+            return super().setup()
+        try:
+            self.request.do_handshake()
+        except (ssl.SSLError, OSError):
+            raw = socket.socket(fileno=self.request.detach())
+            try:
+                raw.shutdown(socket.SHUT_WR)
+                raw.settimeout(2)
+                while raw.recv(65536):
+                    pass
+            except OSError:
+                pass
+            finally:
+                raw.close()
+            raise
+        super().setup()
 
     def answer(self, status, body=b"", headers=()):
         self.send_response(status)
@@ -95,7 +121,8 @@ def serve(directory, case, port):
     handler = type("Handler_" + case, (Handler,), {"case": case})
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
-    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+    server.handle_error = lambda request, address: None
     server.serve_forever()
 
 

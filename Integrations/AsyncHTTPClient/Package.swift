@@ -24,8 +24,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // TLS failures are read from SwiftNIO SSL's errors (already a dependency of AsyncHTTPClient).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // HTTP/2 stream resets are read from SwiftNIO HTTP/2's errors (a dependency of AsyncHTTPClient too).
-        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         // For a test that configures decompression (already a dependency of AsyncHTTPClient).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
@@ -42,7 +40,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             swiftSettings: upcoming
         ),

@@ -20,6 +20,9 @@ let package = Package(
         .package(name: "courier", path: "../.."),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        // SOCKS5 proxies (NIOSOCKS).
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // zlib, which SwiftNIO's own HTTP compression links too: bodies are inflated piece by
@@ -37,6 +40,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSOCKS", package: "swift-nio-extras"),
             ],
             swiftSettings: upcoming
         ),
@@ -50,6 +55,7 @@ let package = Package(
                 .product(name: "CourierConformance", package: "courier"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),

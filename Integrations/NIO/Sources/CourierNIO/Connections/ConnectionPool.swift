@@ -2,18 +2,22 @@ import CourierCore
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// HTTP/1.1 connections kept open between hops, per origin: at most
-/// ``NIOTransport/Configuration/connectionsPerHost`` open (or opening) at once; a hop that finds
-/// none free waits in line and leaves the line at once when its task is cancelled; an idle
-/// connection is closed after ``NIOTransport/Configuration/idleTimeout``. The most recently used
-/// idle connection is lent first (it is the least likely to have been closed by the server).
+/// Connections kept open between hops, per origin. HTTP/1.1: at most
+/// ``NIOTransport/Configuration/connectionsPerHost`` open (or opening) at once, one hop each; a
+/// hop that finds none free waits in line and leaves the line at once when its task is
+/// cancelled; the most recently used idle connection is lent first (the least likely to have been
+/// closed by the server). HTTP/2: hops share a connection as streams, so once one is up every
+/// hop to that origin goes on it (waiters included) until the server sends `GOAWAY`. Idle
+/// connections close after ``NIOTransport/Configuration/idleTimeout``.
 final class ConnectionPool: Sendable {
-    typealias Opener = @Sendable (Origin) -> EventLoopFuture<HTTP1Connection>
+    typealias Opener = @Sendable (Origin) -> EventLoopFuture<PooledConnection>
 
-    /// A connection lent for one hop, and whether it was opened for it.
-    struct Lease: Sendable {
-        var connection: HTTP1Connection
-        var isNew: Bool
+    /// What a hop is lent.
+    enum Lease: Sendable {
+        /// An HTTP/1.1 connection for this hop alone, and whether it was opened for it.
+        case http1(HTTP1Connection, isNew: Bool)
+        /// An HTTP/2 connection to open a stream on.
+        case http2(HTTP2Connection)
     }
 
     private struct Waiter {
@@ -21,10 +25,12 @@ final class ConnectionPool: Sendable {
         var continuation: CheckedContinuation<Ticket, any Error>
     }
 
-    /// What a waiter is given when it leaves the line: a connection, or leave to open one.
+    /// What a waiter is given when it leaves the line: a connection, leave to open one, or the
+    /// news that an HTTP/2 connection is up (it asks again).
     private enum Ticket: Sendable {
         case connection(HTTP1Connection)
         case open
+        case askAgain
     }
 
     private struct Idle {
@@ -35,9 +41,16 @@ final class ConnectionPool: Sendable {
 
     private struct PerOrigin {
         var idle: [Idle] = []
-        /// Connections lent, idle or being opened.
+        /// HTTP/2 connections up (the newest last).
+        var http2: [HTTP2Connection] = []
+        /// Connections lent, idle, shared or being opened.
         var open = 0
         var waiters: [Waiter] = []
+        /// Whether a connection made here told which protocol the origin speaks.
+        var protocolKnown = false
+        /// Whether the first connection is being made to an origin that may speak HTTP/2: the
+        /// hops after it wait for it rather than open connections HTTP/2 would not need.
+        var probing = false
     }
 
     private struct State {
@@ -51,44 +64,58 @@ final class ConnectionPool: Sendable {
     private let idleTimeout: TimeAmount
     private let opener: Opener
 
-    init(connectionsPerHost: Int, idleTimeout: TimeAmount, opener: @escaping Opener) {
+    /// Whether `https` origins may answer with HTTP/2.
+    private let mayShare: Bool
+
+    init(connectionsPerHost: Int, idleTimeout: TimeAmount, mayShare: Bool, opener: @escaping Opener) {
+        self.mayShare = mayShare
         self.limit = max(1, connectionsPerHost)
         self.idleTimeout = idleTimeout
         self.opener = opener
     }
 
-    /// A connection to `origin`: an idle one, a new one, or the next one freed.
+    /// A connection to `origin`: a shared HTTP/2 one, an idle HTTP/1.1 one, a new one, or the
+    /// next one freed.
     /// - Throws: The failure to connect, `CancellationError` when the task is cancelled while it
     ///   waits, ``NIOTransportError/shutDown`` after ``shutdown()``.
     func lease(_ origin: Origin) async throws -> Lease {
         enum Step {
             case reuse(HTTP1Connection)
+            case share(HTTP2Connection)
             case open
             case wait
             case shutDown
         }
-        let step = state.withLockedValue { state -> Step in
-            guard !state.isShutDown else { return .shutDown }
-            var entry = state.origins[origin, default: PerOrigin()]
-            defer { state.origins[origin] = entry }
-            // A closed one is dropped here; its place is freed when its close is seen (`forget`).
-            while let idle = entry.idle.popLast() {
-                if idle.connection.isOpen { return .reuse(idle.connection) }
+        while true {
+            let step = state.withLockedValue { state -> Step in
+                guard !state.isShutDown else { return .shutDown }
+                var entry = state.origins[origin, default: PerOrigin()]
+                defer { state.origins[origin] = entry }
+                if let shared = entry.http2.last(where: \.isUsable) { return .share(shared) }
+                // A closed one is dropped here; its place is freed when its close is seen (`forget`).
+                while let idle = entry.idle.popLast() {
+                    if idle.connection.isOpen { return .reuse(idle.connection) }
+                }
+                let mayShare = self.mayShare && origin.isSecure && !entry.protocolKnown
+                if mayShare && entry.probing { return .wait }
+                if entry.open < limit {
+                    entry.open += 1
+                    if mayShare { entry.probing = true }
+                    return .open
+                }
+                return .wait
             }
-            if entry.open < limit {
-                entry.open += 1
-                return .open
-            }
-            return .wait
-        }
-        switch step {
-        case .shutDown: throw NIOTransportError.shutDown
-        case .reuse(let connection): return Lease(connection: connection, isNew: false)
-        case .open: return try await open(origin)
-        case .wait:
-            switch try await wait(for: origin) {
-            case .connection(let connection): return Lease(connection: connection, isNew: false)
+            switch step {
+            case .shutDown: throw NIOTransportError.shutDown
+            case .reuse(let connection): return .http1(connection, isNew: false)
+            case .share(let connection): return .http2(connection)
             case .open: return try await open(origin)
+            case .wait:
+                switch try await wait(for: origin) {
+                case .connection(let connection): return .http1(connection, isNew: false)
+                case .open: return try await open(origin)
+                case .askAgain: continue
+                }
             }
         }
     }
@@ -102,26 +129,62 @@ final class ConnectionPool: Sendable {
                 // its place when it could not be made.
                 switch result {
                 case .success(let connection):
-                    self.watch(connection)
-                    self.release(connection, reusable: true)
+                    self.adopt(connection)
+                    if case .http1(let connection) = connection { self.release(connection, reusable: true) }
                 case .failure:
                     self.freePlace(origin)
+                    self.wakeProbeWaiters(origin)
                 }
             }
-            watch(connection)
-            return Lease(connection: connection, isNew: true)
+            adopt(connection)
+            switch connection {
+            case .http1(let connection): return .http1(connection, isNew: true)
+            case .http2(let connection): return .http2(connection)
+            }
         } catch {
-            // Cancelled: the connection, if it is made, is released when it is (above).
-            if !(error is CancellationError) { freePlace(origin) }
+            // Cancelled: the connection, if it is made, is adopted when it is (above).
+            if !(error is CancellationError) {
+                freePlace(origin)
+                // The hops that waited for this one to learn the protocol try for themselves.
+                wakeProbeWaiters(origin)
+            }
             throw error
         }
     }
 
-    /// Makes the pool forget `connection` once it closes (the server closed it, or it failed).
-    private func watch(_ connection: HTTP1Connection) {
-        connection.channel.closeFuture.whenComplete { _ in
-            self.forget(connection)
+    /// Watches a new connection's close (its place is freed then); an HTTP/2 one is shared from
+    /// now on, and every hop waiting for this origin asks again.
+    private func adopt(_ connection: PooledConnection) {
+        connection.channel.closeFuture.whenComplete { _ in self.forget(connection) }
+        let origin: Origin
+        switch connection {
+        case .http1(let made): origin = made.origin
+        case .http2(let shared): origin = shared.origin
         }
+        let waiters = state.withLockedValue { state -> [Waiter] in
+            var entry = state.origins[origin, default: PerOrigin()]
+            defer { state.origins[origin] = entry }
+            if case .http2(let shared) = connection { entry.http2.append(shared) }
+            let probed = entry.probing
+            entry.protocolKnown = true
+            entry.probing = false
+            // Hops that waited for the protocol (or for any connection, now shareable) ask again.
+            guard probed || !entry.http2.isEmpty else { return [] }
+            defer { entry.waiters = [] }
+            return entry.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: .askAgain) }
+    }
+
+    /// The first connection to an origin that may speak HTTP/2 failed: its waiters ask again.
+    private func wakeProbeWaiters(_ origin: Origin) {
+        let waiters = state.withLockedValue { state -> [Waiter] in
+            guard state.origins[origin]?.probing == true else { return [] }
+            state.origins[origin]?.probing = false
+            defer { state.origins[origin]?.waiters = [] }
+            return state.origins[origin]?.waiters ?? []
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: .askAgain) }
     }
 
     private func wait(for origin: Origin) async throws -> Ticket {
@@ -190,13 +253,21 @@ final class ConnectionPool: Sendable {
     }
 
     /// A connection closed: its place is free (a waiter, if any, opens a new one).
-    private func forget(_ connection: HTTP1Connection) {
+    private func forget(_ connection: PooledConnection) {
         state.withLockedValue { state in
-            if let index = state.origins[connection.origin]?.idle.firstIndex(where: { $0.connection === connection }) {
-                state.origins[connection.origin]?.idle.remove(at: index)
+            switch connection {
+            case .http1(let connection):
+                if let index = state.origins[connection.origin]?.idle.firstIndex(where: { $0.connection === connection }) {
+                    state.origins[connection.origin]?.idle.remove(at: index)
+                }
+            case .http2(let connection):
+                state.origins[connection.origin]?.http2.removeAll { $0 === connection }
             }
         }
-        freePlace(connection.origin)
+        switch connection {
+        case .http1(let connection): freePlace(connection.origin)
+        case .http2(let connection): freePlace(connection.origin)
+        }
     }
 
     private func freePlace(_ origin: Origin) {
@@ -210,41 +281,50 @@ final class ConnectionPool: Sendable {
         waiter?.continuation.resume(returning: .open)
     }
 
-    /// Closes every idle connection and refuses new leases; hops under way finish.
-    func shutdown() -> [HTTP1Connection] {
-        let (idle, waiters) = state.withLockedValue { state -> ([HTTP1Connection], [Waiter]) in
+    /// Closes every idle connection (and every HTTP/2 connection once its streams are done: they
+    /// close now) and refuses new leases; hops under way on HTTP/1.1 finish.
+    func shutdown() -> [any Channel] {
+        let (idle, waiters) = state.withLockedValue { state -> ([any Channel], [Waiter]) in
             state.isShutDown = true
-            let idle = state.origins.values.flatMap { $0.idle.map(\.connection) }
+            let idle = state.origins.values.flatMap { $0.idle.map(\.connection.channel) + $0.http2.map(\.channel) }
             let waiters = state.origins.values.flatMap(\.waiters)
             for origin in state.origins.keys {
                 state.origins[origin]?.idle = []
+                state.origins[origin]?.http2 = []
                 state.origins[origin]?.waiters = []
             }
             return (idle, waiters)
         }
         for waiter in waiters { waiter.continuation.resume(throwing: NIOTransportError.shutDown) }
-        for connection in idle { connection.close() }
+        for channel in idle { channel.close(promise: nil) }
         return idle
     }
 
-    /// How many connections are open (lent, idle or being opened) to `origin`; for tests.
-    func openCount(_ origin: Origin) -> Int {
-        state.withLockedValue { $0.origins[origin]?.open ?? 0 }
+    /// How many connections are open (lent, idle, shared or being opened) to `origin`, and how
+    /// many of them speak HTTP/2.
+    struct Counts: Equatable {
+        var open: Int
+        var http2: Int
+    }
+
+    /// The counts for `origin`, for tests.
+    func counts(_ origin: Origin) -> Counts {
+        state.withLockedValue { Counts(open: $0.origins[origin]?.open ?? 0, http2: $0.origins[origin]?.http2.count ?? 0) }
     }
 }
 
 /// Where a wait for a connection being made stands.
 private enum ConnectWait {
     case notYet
-    case waiting(CheckedContinuation<HTTP1Connection, any Error>)
+    case waiting(CheckedContinuation<PooledConnection, any Error>)
     case cancelled
     case done
 }
 
-extension EventLoopFuture where Value == HTTP1Connection {
+extension EventLoopFuture where Value == PooledConnection {
     /// The connection, or `CancellationError` as soon as the task is cancelled; the outcome that
     /// arrives after that goes to `orphan`.
-    func getCancellable(orphan: @escaping @Sendable (Result<HTTP1Connection, any Error>) -> Void) async throws -> HTTP1Connection {
+    func getCancellable(orphan: @escaping @Sendable (Result<PooledConnection, any Error>) -> Void) async throws -> PooledConnection {
         let box = NIOLockedValueBox(ConnectWait.notYet)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -255,7 +335,7 @@ extension EventLoopFuture where Value == HTTP1Connection {
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
                 self.whenComplete { result in
-                    let continuation = box.withLockedValue { waiting -> CheckedContinuation<HTTP1Connection, any Error>? in
+                    let continuation = box.withLockedValue { waiting -> CheckedContinuation<PooledConnection, any Error>? in
                         guard case .waiting(let continuation) = waiting else { return nil }
                         waiting = .done
                         return continuation
@@ -268,7 +348,7 @@ extension EventLoopFuture where Value == HTTP1Connection {
                 }
             }
         } onCancel: {
-            let continuation = box.withLockedValue { waiting -> CheckedContinuation<HTTP1Connection, any Error>? in
+            let continuation = box.withLockedValue { waiting -> CheckedContinuation<PooledConnection, any Error>? in
                 switch waiting {
                 case .waiting(let continuation):
                     waiting = .cancelled

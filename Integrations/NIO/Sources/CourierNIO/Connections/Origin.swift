@@ -28,6 +28,10 @@ struct RequestTarget: Sendable {
     /// The origin-form target: `/path?query`, never a fragment.
     var target: String
 
+    /// The absolute-form target a proxy is sent (RFC 9112 §3.2.2): scheme, `Host` form of the
+    /// authority (no userinfo), then the origin-form target.
+    var absoluteForm: String { (origin.isSecure ? "https://" : "http://") + origin.hostField + target }
+
     /// Splits `url` (as ``/Courier/Request/validatedURLString()`` renders it).
     /// - Throws: ``/Courier/CourierError`` for a scheme other than `http` and `https`, a missing
     ///   host or a port out of range: nothing is sent.

@@ -2,7 +2,9 @@ import CourierCore
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSOCKS
 import NIOSSL
 
 /// Failures this transport names itself.
@@ -19,6 +21,8 @@ enum NIOTransportError: Error, Sendable {
     case pinMismatch
     /// The TLS handshake did not finish within the connect timeout.
     case handshakeTimedOut
+    /// A failure after the response's head, while its body was gathered.
+    case duringBody(any Error)
 }
 
 /// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes (shared with Courier's
@@ -49,6 +53,28 @@ enum NIOTransportError: Error, Sendable {
             return error.request == nil ? CourierError(error.cause, request: request, underlyingError: error.underlyingError) : error
         case is CancellationError:
             return CourierError(.cancelled, request: request)
+        case let error as SOCKSError.ConnectionFailed:
+            let reason: String
+            switch error.reply {
+            case .serverFailure: reason = "general failure"
+            case .notAllowed: reason = "not allowed by its rules"
+            case .networkUnreachable: reason = "network unreachable"
+            case .hostUnreachable: reason = "host unreachable"
+            case .refused: reason = "connection refused"
+            case .ttlExpired: reason = "TTL expired"
+            case .commandUnsupported: reason = "command not supported"
+            case .addressUnsupported: reason = "address type not supported"
+            default: reason = "reply \(error.reply.value)"
+            }
+            let reachable: Set<SOCKSServerReply> = [.networkUnreachable, .hostUnreachable, .refused, .ttlExpired, .serverFailure]
+            return failure(
+                reachable.contains(error.reply) ? .cannotConnect : .other, "the SOCKS5 proxy could not connect to the server (\(reason))",
+                error, request)
+        case is SOCKSError.InvalidProtocolVersion, is SOCKSError.InvalidReservedByte, is SOCKSError.InvalidAddressType,
+            is SOCKSError.InvalidAuthenticationSelection, is SOCKSError.NoValidAuthenticationMethod, is SOCKSError.InvalidServerState:
+            return failure(.badResponse, "the SOCKS5 proxy's answer is not SOCKS5 (\(type(of: error)))", error, request)
+        case let error as NIOHTTP2Errors.StreamClosed:
+            return CourierError(.transport(streamClosed(error.errorCode, duringBody: duringBody)), request: request, underlyingError: error)
         case let error as NIOTransportError:
             switch error {
             case .connectionClosedBeforeResponse where !duringBody:
@@ -63,6 +89,8 @@ enum NIOTransportError: Error, Sendable {
                 return tls(.pinMismatch, error, request)
             case .handshakeTimedOut:
                 return CourierError(.timedOut, request: request, underlyingError: error)
+            case .duringBody(let failure):
+                return courierError(for: failure, request: request, duringBody: true)
             }
         case let error as HTTPParserError:
             switch error {
@@ -112,6 +140,33 @@ enum NIOTransportError: Error, Sendable {
             }
             return failure(.other, name, error, request)
         }
+    }
+
+    /// An HTTP/2 stream the server (or a `GOAWAY` it sent) closed: transient, as a lost HTTP/1.1
+    /// connection is. A `REFUSED_STREAM` was not processed (RFC 9113 §8.7), which the message says
+    /// (a stream a `GOAWAY` left out arrives as `CANCEL`, which a server may also send after it began);
+    /// mid-body, any reset is a truncated body.
+    public static func streamClosed(_ code: HTTP2ErrorCode, duringBody: Bool) -> TransportFailure {
+        let name: String
+        switch code {
+        case .refusedStream: name = "REFUSED_STREAM"
+        case .cancel: name = "CANCEL"
+        case .internalError: name = "INTERNAL_ERROR"
+        case .protocolError: name = "PROTOCOL_ERROR"
+        case .flowControlError: name = "FLOW_CONTROL_ERROR"
+        case .streamClosed: name = "STREAM_CLOSED"
+        case .enhanceYourCalm: name = "ENHANCE_YOUR_CALM"
+        case .noError: name = "NO_ERROR"
+        default: name = "error code \(code.networkCode)"
+        }
+        if duringBody {
+            return TransportFailure(.truncatedBody, message: "the server reset the HTTP/2 stream mid-body (\(name))")
+        }
+        if code == .refusedStream {
+            return TransportFailure(
+                .connectionLost, message: "the server refused the HTTP/2 stream before answering (\(name)); the request was not processed")
+        }
+        return TransportFailure(.connectionLost, message: "the server reset the HTTP/2 stream before answering (\(name))")
     }
 
     private static func tls(_ problem: TLSProblem, _ error: any Error, _ request: Request) -> CourierError {

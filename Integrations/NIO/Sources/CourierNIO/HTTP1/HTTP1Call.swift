@@ -63,11 +63,12 @@ final class HTTP1Call: @unchecked Sendable {
     var streamsBody: Bool { bodySource != nil }
     var answer: EventLoopFuture<HTTP1Answer> { promise.futureResult }
 
-    /// Runs the call on `connection`; the answer arrives through ``answer``, and `onIdle` learns
-    /// whether the connection may be lent again once the call is over.
-    func start(on connection: HTTP1Connection, onIdle: @escaping @Sendable (_ reusable: Bool) -> Void) {
-        connection.channel.eventLoop.execute {
-            let handler = connection.handler.value
+    /// Runs the call on `channel`, whose last handler is `handler` (an HTTP/1.1 connection's, or
+    /// an HTTP/2 stream's); the answer arrives through ``answer``, and `onIdle` learns whether the
+    /// connection may be lent again once the call is over.
+    func start(on channel: any Channel, handler: NIOLoopBound<HTTP1Handler>, onIdle: @escaping @Sendable (_ reusable: Bool) -> Void) {
+        channel.eventLoop.execute {
+            let handler = handler.value
             handler.onIdle = onIdle
             handler.start(self)
         }
@@ -153,7 +154,8 @@ final class HTTP1Call: @unchecked Sendable {
         if let source {
             source.finish(error)
         } else {
-            promise.fail(error)
+            // A gathered body cut after its head: the failure is the body's (a truncation).
+            promise.fail(receivedAny ? NIOTransportError.duringBody(error) : error)
         }
     }
 

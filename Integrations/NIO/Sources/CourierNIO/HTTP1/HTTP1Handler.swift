@@ -2,7 +2,8 @@ import CourierCore
 import NIOCore
 import NIOHTTP1
 
-/// The last handler of an HTTP/1.1 connection's pipeline: it runs one request at a time (no
+/// The last handler of an HTTP/1.1 connection's pipeline, or of an HTTP/2 stream's (after the
+/// codec that turns frames into HTTP/1-style parts): it runs one request at a time (no
 /// pipelining), hands the response to the waiting ``HTTP1Call``, holds reads back while a streamed
 /// body's reader is behind, and tells its ``HTTP1Connection`` when the connection is free again
 /// or can never be used again.
@@ -19,6 +20,8 @@ final class HTTP1Handler: ChannelDuplexHandler {
     private var readPending = false
     /// Whether the connection may carry another request once this one is done.
     private var closing = false
+    /// What closed the connection while no request was in flight.
+    private var failure: (any Error)?
     private var context: ChannelHandlerContext?
     /// Told once the connection is idle again (`true`) or must not be reused (`false`).
     var onIdle: ((_ reusable: Bool) -> Void)?
@@ -29,7 +32,7 @@ final class HTTP1Handler: ChannelDuplexHandler {
     /// Starts `call`: writes its head (and its body when it is in hand).
     func start(_ call: HTTP1Call) {
         guard let context, self.call == nil, !closing, context.channel.isActive else {
-            call.fail(NIOTransportError.connectionClosedBeforeResponse)
+            call.fail(failure ?? NIOTransportError.connectionClosedBeforeResponse)
             return
         }
         self.call = call
@@ -60,6 +63,9 @@ final class HTTP1Handler: ChannelDuplexHandler {
         }
         switch part {
         case .head(let head):
+            // An informational head is not the answer (RFC 9110 §15.2); HTTP/1.1's decoder drops
+            // them itself, an HTTP/2 stream hands them on. A 101 is refused by the core.
+            if (100..<200).contains(head.status.code), head.status.code != 101 { return }
             if !head.isKeepAlive || head.status.code < 200 { closing = true }
             call.receivedHead(head)
         case .body(let buffer):
@@ -112,11 +118,15 @@ final class HTTP1Handler: ChannelDuplexHandler {
         context.fireChannelInactive()
     }
 
-    /// Fails the call in flight with `error` and closes the connection.
+    /// Fails the call in flight with `error` and closes the connection. With none in flight, the
+    /// error is kept for the call the connection was about to be lent to (a TLS 1.3 server refuses
+    /// a client certificate only after the client's side of the handshake is over).
     func fail(_ error: any Error, context: ChannelHandlerContext) {
         if let call {
             self.call = nil
             call.fail(error)
+        } else if failure == nil {
+            failure = error
         }
         closeConnection(context: context)
     }

@@ -31,6 +31,13 @@ final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Removed before deciding (the channel closed, or never became active): the wait fails.
+    /// Failing a promise twice is harmless here: only the first outcome counts.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        verdict.fail(NIOTransportError.connectionClosedBeforeResponse)
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? TLSUserEvent, case .handshakeCompleted(let negotiated) = event {
             timer?.cancel()

@@ -21,11 +21,12 @@ final class TLSContextCache: Sendable {
 }
 
 extension NIOTransport {
-    /// SwiftNIO SSL's client settings for ``/Courier/TLSOptions/system``, offering HTTP/1.1.
+    /// SwiftNIO SSL's client settings for ``/Courier/TLSOptions/system``, offering what the
+    /// default configuration offers.
     static var defaultTLSSettings: TLSConfiguration {
         var settings = TLSConfiguration.makeClientConfiguration()
         settings.certificateVerification = .fullVerification
-        settings.applicationProtocols = ["http/1.1"]
+        settings.applicationProtocols = Configuration().applicationProtocols
         return settings
     }
 }

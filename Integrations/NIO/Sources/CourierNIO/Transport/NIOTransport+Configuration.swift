@@ -18,6 +18,12 @@ extension NIOTransport {
         /// when the request does not say). `false` hands bodies over as they came, with their
         /// `Content-Encoding`: what a proxy or a cache wants. Default `true`.
         public var decodesBodies: Bool
+        /// Whether HTTP/2 is offered to `https` servers by ALPN (hops then share one connection as
+        /// streams); `false` speaks HTTP/1.1 only. Plain `http` is always HTTP/1.1. Default `true`.
+        public var allowsHTTP2: Bool
+        /// The proxies hops go through (none by default; ``Proxies/fromEnvironment(_:)`` reads
+        /// `HTTPS_PROXY`, `http_proxy` and `NO_PROXY` as curl does).
+        public var proxies: Proxies
 
         /// Creates a configuration.
         /// - Parameters:
@@ -26,15 +32,22 @@ extension NIOTransport {
         ///   - connectTimeout: The longest wait for a connection.
         ///   - tls: Trust and client identity for `https`.
         ///   - decodesBodies: Whether `gzip` and `deflate` bodies are decoded.
+        ///   - allowsHTTP2: Whether HTTP/2 is offered to `https` servers.
+        ///   - proxies: The proxies hops go through.
         public init(
             connectionsPerHost: Int = 8, idleTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10),
-            tls: TLSOptions = .system, decodesBodies: Bool = true
+            tls: TLSOptions = .system, decodesBodies: Bool = true, allowsHTTP2: Bool = true, proxies: Proxies = .none
         ) {
             self.connectionsPerHost = max(1, connectionsPerHost)
             self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
             self.tls = tls
             self.decodesBodies = decodesBodies
+            self.allowsHTTP2 = allowsHTTP2
+            self.proxies = proxies
         }
+
+        /// The protocols offered by ALPN, most preferred first.
+        var applicationProtocols: [String] { allowsHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"] }
     }
 }

@@ -34,7 +34,9 @@ public final class NIOTransport: Transport {
     public convenience init(
         configuration: Configuration = Configuration(), eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws(TLSOptions.Invalid) {
-        self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, tls: try configuration.tls.nioConfiguration(protocols: ["http/1.1"]))
+        self.init(
+            configuration: configuration, eventLoopGroup: eventLoopGroup,
+            tls: try configuration.tls.nioConfiguration(protocols: configuration.applicationProtocols))
     }
 
     /// A transport with SwiftNIO SSL's settings already made from `configuration.tls`.
@@ -43,29 +45,20 @@ public final class NIOTransport: Transport {
         self.eventLoopGroup = eventLoopGroup
         // Made on the first https connection: reading the system's roots costs milliseconds that
         // a transport used only for http never pays.
-        let tls = TLSContextCache(settings)
-        let connectTimeout = TimeAmount(configuration.connectTimeout)
+        let connector = Connector(
+            group: eventLoopGroup, tls: TLSContextCache(settings), pins: configuration.tls.pinnedKeys,
+            connectTimeout: TimeAmount(configuration.connectTimeout),
+            http2: HTTP2Connection.Settings(idleTimeout: TimeAmount(configuration.idleTimeout)), proxies: configuration.proxies)
         pool = ConnectionPool(
-            connectionsPerHost: configuration.connectionsPerHost, idleTimeout: TimeAmount(configuration.idleTimeout)
-        ) { origin in
-            var context: NIOSSLContext?
-            if origin.isSecure {
-                do {
-                    context = try tls.context()
-                } catch {
-                    return eventLoopGroup.any().makeFailedFuture(error)
-                }
-            }
-            return HTTP1Connection.connect(
-                to: origin, group: eventLoopGroup, tls: context, pins: configuration.tls.pinnedKeys, connectTimeout: connectTimeout)
-        }
+            connectionsPerHost: configuration.connectionsPerHost, idleTimeout: TimeAmount(configuration.idleTimeout),
+            mayShare: configuration.allowsHTTP2
+        ) { connector.connect(to: $0) }
     }
 
     /// Closes every idle connection and refuses new hops (they fail with a
     /// ``/Courier/TransportFailure``); hops under way finish.
     public func shutdown() async {
-        let closing = pool.shutdown()
-        for connection in closing { try? await connection.channel.closeFuture.get() }
+        for channel in pool.shutdown() { try? await channel.closeFuture.get() }
     }
 
     /// Sends `request`, one hop, and returns once its head arrives (a redirect's included).
@@ -93,12 +86,34 @@ public final class NIOTransport: Transport {
         } catch {
             throw NIOErrors.courierError(for: error, request: request)
         }
-        let connection = lease.connection
-        let call = HTTP1Call(
-            head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
-            gathers: options.buffersBody, eventLoop: connection.channel.eventLoop)
-        let pool = self.pool
-        call.start(on: connection) { reusable in pool.release(connection, reusable: reusable) }
+        let call: HTTP1Call
+        switch lease {
+        case .http1(let connection, _):
+            var head = head
+            if let proxy = connection.forwardingProxy {
+                // RFC 9112 §3.2.2: to a proxy, the absolute URL (never its fragment).
+                head.uri = target.absoluteForm
+                if let authorization = proxy.authorization { head.headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
+            }
+            call = HTTP1Call(
+                head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
+                gathers: options.buffersBody, eventLoop: connection.channel.eventLoop)
+            let pool = self.pool
+            call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(connection, reusable: reusable) }
+        case .http2(let connection):
+            let stream: any Channel
+            let handler: NIOLoopBound<HTTP1Handler>
+            do {
+                (stream, handler) = try await connection.openStream().get()
+            } catch {
+                throw NIOErrors.courierError(for: error, request: request)
+            }
+            call = HTTP1Call(
+                head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
+                gathers: options.buffersBody, eventLoop: stream.eventLoop)
+            // A stream is used once: it closes with its response.
+            call.start(on: stream, handler: handler) { _ in }
+        }
         let answer: HTTP1Answer
         do {
             answer = try await withTaskCancellationHandler {
@@ -122,6 +137,9 @@ public final class NIOTransport: Transport {
             return StreamedResponse(head: response, body: reader.stream(pieces, bufferLimit: options.bufferLimit))
         }
     }
+
+    /// How many connections are open to `origin`, and how many speak HTTP/2 (for tests).
+    func connectionCounts(_ origin: Origin) -> ConnectionPool.Counts { pool.counts(origin) }
 
     /// The `Content-Encoding` to undo, when there is a body to undo it on.
     private static func coding(of answer: HTTP1Answer, answering method: CourierCore.HTTPMethod) -> String? {

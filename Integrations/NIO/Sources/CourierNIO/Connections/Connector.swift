@@ -1,0 +1,153 @@
+import CourierCore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSOCKS
+import NIOSSL
+
+/// A connection the pool keeps: HTTP/1.1 (one hop at a time) or HTTP/2 (hops multiplexed as
+/// streams), as the server agreed by ALPN.
+enum PooledConnection: Sendable {
+    case http1(HTTP1Connection)
+    case http2(HTTP2Connection)
+
+    var channel: any Channel {
+        switch self {
+        case .http1(let connection): connection.channel
+        case .http2(let connection): connection.channel
+        }
+    }
+}
+
+/// Opens connections: TCP (to the origin, or to its proxy and through it: an HTTP `CONNECT`
+/// tunnel or SOCKS5), then for `https` TLS (the handshake finished and the server's key checked
+/// against the pins before the connection is handed over), then HTTP/2 when the server chose it
+/// by ALPN, HTTP/1.1 otherwise.
+struct Connector: Sendable {
+    let group: any EventLoopGroup
+    let tls: TLSContextCache
+    let pins: Set<TLSOptions.PublicKeyPin>
+    let connectTimeout: TimeAmount
+    let http2: HTTP2Connection.Settings
+    let proxies: NIOTransport.Proxies
+
+    func connect(to origin: Origin) -> EventLoopFuture<PooledConnection> {
+        var context: NIOSSLContext?
+        if origin.isSecure {
+            do {
+                context = try tls.context()
+            } catch {
+                return group.any().makeFailedFuture(error)
+            }
+        }
+        let proxy = proxies.proxy(for: origin)
+        // An http origin through an HTTP proxy: requests go to the proxy, absolute URL on the
+        // request line. Anything else through a proxy is tunnelled.
+        let forwarding = proxy.flatMap { $0.kind == .http && !origin.isSecure ? $0 : nil }
+        let tunnel = forwarding == nil ? proxy : nil
+        // The tunnel's outcome, kept as the channel is made: it may be decided (and its handler
+        // gone) before the connect future's callbacks run.
+        let opened = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
+        let bootstrap = ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(connectTimeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard let tunnel else { return }
+                    let pipeline = channel.pipeline.syncOperations
+                    switch tunnel.kind {
+                    case .http:
+                        let handler = TunnelHandler(target: origin, authorization: tunnel.authorization, eventLoop: channel.eventLoop)
+                        opened.withLockedValue { $0 = handler.established.futureResult }
+                        try pipeline.addHandler(handler)
+                    case .socks5:
+                        let target: SOCKSAddress =
+                            if let address = try? SocketAddress(ipAddress: origin.host, port: origin.port) {
+                                .address(address)
+                            } else {
+                                .domain(origin.host, port: origin.port)
+                            }
+                        let gate = SOCKSGate(eventLoop: channel.eventLoop)
+                        opened.withLockedValue { $0 = gate.established.futureResult }
+                        try pipeline.addHandler(SOCKSClientHandler(targetAddress: target))
+                        try pipeline.addHandler(gate)
+                    }
+                }
+            }
+        let host = proxy?.host ?? origin.host
+        let port = proxy?.port ?? origin.port
+        let pins = self.pins
+        let timeout = connectTimeout
+        let http2 = self.http2
+        return bootstrap.connect(host: host, port: port).flatMap { [context] channel in
+            (opened.withLockedValue { $0 } ?? channel.eventLoop.makeSucceededVoidFuture()).flatMap { () -> EventLoopFuture<PooledConnection> in
+                guard let context else {
+                    return channel.eventLoop.makeCompletedFuture {
+                        .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: forwarding))
+                    }
+                }
+                let handshake: EventLoopFuture<String?>
+                do {
+                    let pipeline = channel.pipeline.syncOperations
+                    let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: pins, timeout: timeout)
+                    handshake = gate.verdict.futureResult
+                    try pipeline.addHandler(gate)
+                    try pipeline.addHandler(
+                        NIOSSLClientHandler(context: context, serverHostname: origin.isIPAddress ? nil : origin.host), position: .before(gate))
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                return handshake.flatMapThrowing { negotiated -> PooledConnection in
+                    if negotiated == "h2" { return .http2(try HTTP2Connection.configure(channel, origin: origin, settings: http2)) }
+                    return .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: nil))
+                }
+            }.flatMapErrorThrowing { error in
+                channel.close(promise: nil)
+                throw error
+            }
+        }
+    }
+}
+
+/// Succeeds when the SOCKS5 proxy says the connection to the target is made.
+final class SOCKSGate: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    let established: EventLoopPromise<Void>
+    private var done = false
+
+    init(eventLoop: any EventLoop) { established = eventLoop.makePromise() }
+
+    /// A channel that never connected (or went before the proxy answered) fails the wait.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        guard !done else { return }
+        done = true
+        established.fail(CourierError(.transport(TransportFailure(.cannotConnect, message: "the connection to the proxy was not made"))))
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is SOCKSProxyEstablishedEvent, !done {
+            done = true
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            established.succeed(())
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !done {
+            done = true
+            established.fail(error)
+            context.close(promise: nil)
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !done {
+            done = true
+            established.fail(
+                CourierError(.transport(TransportFailure(.cannotConnect, message: "the SOCKS proxy closed the connection before it was made"))))
+        }
+        context.fireChannelInactive()
+    }
+}

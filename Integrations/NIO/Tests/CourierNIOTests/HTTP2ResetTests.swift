@@ -1,0 +1,82 @@
+import Courier
+import CourierNIO
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// HTTP/2 streams reset and connections sent away by a server (scripts/h2_hostile_server.py, TLS
+/// with the test CA, ALPN h2 only): each a typed, transient failure; a reset mid-body is a
+/// truncated body whichever way the body is read; the transport goes on working afterwards.
+@Suite("NIOExecutor: HTTP/2 resets and GOAWAY", .serialized, .timeLimit(.minutes(2)))
+struct HTTP2ResetTests {
+    static func executor() throws -> (NIOExecutor, String) {
+        let environment = ProcessInfo.processInfo.environment
+        let directory = try #require(environment["COURIER_TLS_DIR"], "run the tests with scripts/test, which starts the servers")
+        let address = try #require(environment["COURIER_H2_HOSTILE_URL"], "run the tests with scripts/test, which starts the servers")
+        let authority = try TLSOptions.Certificate(contentsOf: URL(fileURLWithPath: directory + "/ca.pem"))
+        return (try NIOExecutor(configuration: NIOTransport.Configuration(tls: TLSOptions(trust: .only([authority])))), address)
+    }
+
+    static func failure(_ error: CourierError?) -> TransportFailure? {
+        guard case .transport(let failure)? = error?.cause else { return nil }
+        return failure
+    }
+
+    @Test func aResetOrGoawayBeforeTheHeadIsATransientLostConnection() async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        for path in ["/refused", "/goaway-unprocessed"] {
+            // `redirects` aside, the exchange sends an idempotent GET once more after a lost
+            // connection; a POST shows the failure itself.
+            let error = await #expect(throws: CourierError.self) { _ = try await executor.send(.post |> url(address + path)) }
+            #expect(Self.failure(error)?.kind == .connectionLost, "\(path): \(String(describing: error))")
+            #expect(error?.isTransient == true)
+            #expect(!"\(String(describing: error))".contains("NIOHTTP2"), "a type name instead of a reason")
+        }
+        let refused = await #expect(throws: CourierError.self) { _ = try await executor.send(.post |> url(address + "/refused")) }
+        #expect(Self.failure(refused)?.message.contains("not processed") == true)
+        let next = try await executor.send(.get |> url(address + "/ok"))
+        #expect(next.body == Data("hello".utf8))
+    }
+
+    @Test func aResetOrGoawayMidBodyIsATruncatedBodyGatheredOrStreamed() async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        for path in ["/reset-mid-body", "/goaway-mid-body"] {
+            let gathered = await #expect(throws: CourierError.self) { _ = try await executor.send(.get |> url(address + path)) }
+            #expect(Self.failure(gathered)?.kind == .truncatedBody, "\(path): \(String(describing: gathered))")
+            #expect(gathered?.isTransient == true)
+            let response = try await executor.stream(.get |> url(address + path))
+            #expect(response.status == 200)
+            let streamed = await #expect(throws: CourierError.self) { _ = try await response.body.collect(upTo: 1 << 20) }
+            #expect(Self.failure(streamed)?.kind == .truncatedBody, "\(path): \(String(describing: streamed))")
+        }
+        let next = try await executor.send(.get |> url(address + "/ok"))
+        #expect(next.status == 200)
+    }
+
+    /// Retry middleware acts on it as on a lost HTTP/1.1 connection: a GET is sent again, by the
+    /// exchange once and then by the middleware.
+    @Test func aRefusedStreamIsSentAgainForAnIdempotentRequest() async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        let attempts = Counter()
+        let hops = Counter()
+        let retrying = executor.eachHop(hops).with(attempts).with(RetryMiddleware(policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1))))
+        await #expect(throws: CourierError.self) { _ = try await retrying.send(.get |> url(address + "/refused")) }
+        #expect(attempts.count == 3)
+        // Each attempt: the hop, and the exchange's one resend of an idempotent request whose
+        // connection was lost before any answer.
+        #expect(hops.count == 6)
+    }
+}
+
+/// Counts the requests that pass it.
+final class Counter: Middleware, Sendable {
+    private let passed = NIOLockedValueBox(0)
+    var count: Int { passed.withLockedValue { $0 } }
+    func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
+        passed.withLockedValue { $0 += 1 }
+        return try await next(request)
+    }
+}
