@@ -37,11 +37,23 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                // ResponseProbe (the fuzz target's way in) runs the pipeline on an embedded channel.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
+            ],
+            swiftSettings: upcoming
+        ),
+        // The soak on Courier's own transport (Benchmarks/soak): mixed traffic for minutes, checked
+        // for leaks.
+        .executableTarget(
+            name: "CourierNIOSoak",
+            dependencies: [
+                "CourierNIO",
+                .product(name: "CourierSoak", package: "courier"),
             ],
             swiftSettings: upcoming
         ),

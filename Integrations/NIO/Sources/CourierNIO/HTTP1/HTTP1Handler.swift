@@ -22,6 +22,8 @@ final class HTTP1Handler: ChannelDuplexHandler {
     private var closing = false
     /// What closed the connection while no request was in flight.
     private var failure: (any Error)?
+    /// The call whose answer ended in the read under way, settled when the read is over.
+    private var ended: HTTP1Call?
     private var context: ChannelHandlerContext?
     /// Told once the connection is idle again (`true`) or must not be reused (`false`).
     var onIdle: ((_ reusable: Bool) -> Void)?
@@ -57,8 +59,10 @@ final class HTTP1Handler: ChannelDuplexHandler {
         let part = unwrapInboundIn(data)
         guard let call else {
             // Bytes nobody asked for (a body longer than its framing said, a second response):
-            // the connection cannot be trusted with another request.
-            closeConnection(context: context)
+            // the connection cannot be trusted with another request. An answer that ended in
+            // this same read is still given (below), on a connection that is not kept.
+            closing = true
+            if ended == nil { closeConnection(context: context) }
             return
         }
         switch part {
@@ -71,18 +75,32 @@ final class HTTP1Handler: ChannelDuplexHandler {
         case .body(let buffer):
             call.receivedBody(buffer)
         case .end:
+            // Settled once this read is over: bytes after the end in the same read mean the
+            // connection is not kept.
             self.call = nil
-            if !closing && call.isRequestComplete {
-                // Back in the pool before the caller hears of the answer: its next hop finds the
-                // connection idle.
-                let onIdle = self.onIdle
-                self.onIdle = nil
-                onIdle?(true)
-                call.receivedEnd()
-            } else {
-                call.receivedEnd()
-                closeConnection(context: context)
-            }
+            ended = call
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        settle(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    /// Gives the call whose answer ended in the last read its end, and keeps the connection (back
+    /// in the pool before the caller hears of the answer, so its next hop finds it idle) or
+    /// closes it.
+    private func settle(context: ChannelHandlerContext) {
+        guard let call = ended else { return }
+        ended = nil
+        if !closing && call.isRequestComplete && context.channel.isActive {
+            let onIdle = self.onIdle
+            self.onIdle = nil
+            onIdle?(true)
+            call.receivedEnd()
+        } else {
+            call.receivedEnd()
+            closeConnection(context: context)
         }
     }
 
@@ -107,6 +125,8 @@ final class HTTP1Handler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         closing = true
+        // An answer that ended just before the close is whole.
+        settle(context: context)
         if let call {
             self.call = nil
             call.connectionClosed()
@@ -122,9 +142,13 @@ final class HTTP1Handler: ChannelDuplexHandler {
     /// error is kept for the call the connection was about to be lent to (a TLS 1.3 server refuses
     /// a client certificate only after the client's side of the handshake is over).
     func fail(_ error: any Error, context: ChannelHandlerContext) {
+        closing = true
         if let call {
             self.call = nil
             call.fail(error)
+        } else if ended != nil {
+            // Bytes after an answer that had ended did not parse: the answer stands.
+            settle(context: context)
         } else if failure == nil {
             failure = error
         }
