@@ -305,11 +305,16 @@ final class ConnectionPool: Sendable {
     struct Counts: Equatable {
         var open: Int
         var http2: Int
+        /// Hops waiting in line for a connection.
+        var waiting = 0
     }
 
     /// The counts for `origin`, for tests.
     func counts(_ origin: Origin) -> Counts {
-        state.withLockedValue { Counts(open: $0.origins[origin]?.open ?? 0, http2: $0.origins[origin]?.http2.count ?? 0) }
+        state.withLockedValue {
+            let entry = $0.origins[origin]
+            return Counts(open: entry?.open ?? 0, http2: entry?.http2.count ?? 0, waiting: entry?.waiters.count ?? 0)
+        }
     }
 }
 

@@ -1,0 +1,1 @@
+// Declarations only: libFuzzer is linked by -sanitize=fuzzer (see CLibFuzzer.h).
