@@ -7,7 +7,7 @@ import Foundation
 /// (SwiftNIO's decoder, then Courier's handler). The first byte chooses the request (`HEAD` when
 /// its low bit is set) and where the answer is split in two reads; the rest is the answer.
 /// Rules: never a trap, only an answer or a typed failure; the same outcome whole, split in two,
-/// and (for answers up to 512 bytes) one byte per read; a body never longer than the bytes sent;
+/// and (for answers up to 160 bytes) one byte per read; a body never longer than the bytes sent;
 /// a connection kept only after a final answer (a status from 200 on).
 @main
 struct HTTP1Response {
@@ -31,7 +31,9 @@ func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let halves = ResponseProbe.run([Array(answer[..<min(split, answer.count)]), Array(answer[min(split, answer.count)...])], head: head)
     check(halves, sent: answer.count)
     require(halves.result == whole.result, "split at \(split): \(halves.result), whole: \(whole.result)")
-    if answer.count <= 512 {
+    // One byte per read costs a pipeline pass per byte: heads and short answers, where chunk
+    // boundaries fall inside the syntax, get it.
+    if answer.count <= 160 {
         let dripped = ResponseProbe.run(answer.map { [$0] }, head: head)
         check(dripped, sent: answer.count)
         require(dripped.result == whole.result, "one byte per read: \(dripped.result), whole: \(whole.result)")

@@ -27,7 +27,9 @@ extension NIOTransport {
 
         /// A user and password for a proxy.
         public struct Credentials: Sendable, Hashable {
+            /// The user name.
             public var user: String
+            /// The password: a secret, never printed.
             public var password: String
             /// Creates credentials.
             public init(user: String, password: String) {
