@@ -39,7 +39,11 @@ final class HTTP1Handler: ChannelDuplexHandler {
         }
         self.call = call
         call.connectionStarted(context: context, handler: self)
-        context.write(wrapOutboundOut(.head(call.head)), promise: nil)
+        // A head the encoder refuses (the core validates headers first, so never expected) fails
+        // the call rather than leave it waiting for an answer.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenFailure { [weak self] error in self?.abandon(call, with: error) }
+        context.write(wrapOutboundOut(.head(call.head)), promise: written)
         if let body = call.bodyInHand {
             if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
