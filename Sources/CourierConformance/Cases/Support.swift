@@ -166,6 +166,8 @@ struct PacedBody: AsyncSequence, Sendable {
     var count: Int
     var size: Int
     var gap: Duration
+    /// Fired when the transport asks for chunk `after + 1`: it has taken `after` chunks.
+    var taken: (after: Int, signal: Signal)? = nil
 
     func makeAsyncIterator() -> Iterator { Iterator(body: self) }
 
@@ -175,6 +177,7 @@ struct PacedBody: AsyncSequence, Sendable {
 
         mutating func next() async throws -> Data? {
             guard produced < body.count else { return nil }
+            if let taken = body.taken, produced == taken.after { taken.signal.fire() }
             produced += 1
             try await Task.sleep(for: body.gap)
             return Data(repeating: 0x50, count: body.size)
