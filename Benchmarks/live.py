@@ -78,6 +78,8 @@ for label, kind, concurrency, total in (("small JSON", "small", 1, 4000), ("smal
                                         ("small JSON", "small", 64, 8000), ("1 MB JSON", "large", 16, 400)):
     NIO_ROWS.append(("N. HTTPS/1.1, Courier on NIO vs raw AHC, %s, concurrency %d" % (label, concurrency), kind, concurrency, total,
                      "nio-courier-built@h1", "ahc-raw-built@h1", "≥ 1.0"))
+    NIO_ROWS.append(("N. HTTP/2, Courier on NIO vs raw AHC, %s, concurrency %d" % (label, concurrency), kind, concurrency, total,
+                     "nio-courier-built@h2", "ahc-raw-built@h2", "≥ 1.0"))
 NIO_ROWS += [
     ("N. Courier on NIO vs Courier on AHC, small JSON, concurrency 1", "small", 1, 4000, "nio-courier-built", "ahc-courier-built",
      "(context)"),

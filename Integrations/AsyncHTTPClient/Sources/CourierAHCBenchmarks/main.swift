@@ -96,11 +96,13 @@ func baseConfiguration() -> HTTPClient.Configuration {
 }
 
 /// Courier's own transport with what the AsyncHTTPClient rows share: 16 connections per host,
-/// and for the HTTPS rows the run's certificate trusted alone (HTTP/1.1: it speaks no HTTP/2 yet).
+/// and for the HTTPS rows the run's certificate trusted alone, HTTP/1.1 only with `--http1`
+/// (HTTP/2 by ALPN otherwise).
 func nioConfiguration() throws -> NIOTransport.Configuration {
     var configuration = NIOTransport.Configuration(connectionsPerHost: 16)
     if let authority = value("--ca") {
         configuration.tls = TLSOptions(trust: .only([try TLSOptions.Certificate(contentsOf: URL(fileURLWithPath: authority))]))
+        configuration.allowsHTTP2 = !arguments.contains("--http1")
     }
     return configuration
 }
