@@ -76,8 +76,8 @@ final class HTTP1Call: @unchecked Sendable {
 
     /// Ends the call early from outside the loop (the task was cancelled).
     func cancel() {
-        guard let loop = channel?.eventLoop ?? Optional(promise.futureResult.eventLoop) else { return }
-        loop.execute {
+        // The promise's loop (a constant) is the connection's: nothing the loop writes is read here.
+        promise.futureResult.eventLoop.execute {
             if let handler = self.handler {
                 handler.abandon(self, with: CancellationError())
             } else {
