@@ -38,6 +38,8 @@ extension SessionDelegate {
         let calls: SessionCalls
         /// The head is handed over only once the body is complete (a body gathered whole).
         let gathering: Bool
+        /// Where the hop's timings go, when something reads them.
+        let timings: HopTimings.Recorder?
 
         init(
             request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions, gathering: Bool = false,
@@ -52,6 +54,7 @@ extension SessionDelegate {
             if let rules = options.rules { channel.enforce(rules) }
             self.request = request
             self.progress = options.uploadProgress
+            self.timings = options.timings
             self.cleanup = cleanup
             self.bodyPipe = bodyPipe
         }

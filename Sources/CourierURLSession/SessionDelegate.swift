@@ -113,7 +113,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         // FoundationNetworking ignores the disposition; the transfer is stopped by cancelling.
         completionHandler(.allow)
-        guard let transfer = transfer(for: dataTask), !transfer.gathering, let http = response as? HTTPURLResponse else { return }
+        guard let transfer = transfer(for: dataTask) else { return }
+        transfer.timings?.mark(.firstByte)
+        guard !transfer.gathering, let http = response as? HTTPURLResponse else { return }
         transfer.deliverHead(http)
     }
 
@@ -134,13 +136,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         totalBytesExpectedToSend: Int64
     ) {
         guard let transfer = transfer(for: task) else { return }
-        if totalBytesExpectedToSend > 0, totalBytesSent >= totalBytesExpectedToSend { transfer.uploadSent() }
+        if totalBytesExpectedToSend > 0, totalBytesSent >= totalBytesExpectedToSend {
+            transfer.uploadSent()
+            transfer.timings?.mark(.requestSent)
+        }
         transfer.progress?.update(completed: totalBytesSent, expected: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         transfer.state.withLock { $0.completed = true }
+        transfer.timings?.mark(.bodyEnded)
         if let error { return transfer.end(error) }
         guard let response = task.response as? HTTPURLResponse else { return transfer.end(URLError(.badServerResponse)) }
         // A gathered body is complete before its head goes out: it is handed over in hand (the
@@ -152,6 +158,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         transfer.deliverHead(response)
         transfer.end(nil)
+    }
+
+    /// What the platform measured of the task (Apple platforms: DNS, connect, TLS, reuse, the
+    /// protocol; FoundationNetworking reports none of it), into the hop's timings.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        guard let timings = transfer(for: task)?.timings, let metrics = metrics.transactionMetrics.last else { return }
+        timings.record(metrics)
     }
 
     /// The session never follows a redirect: the task ends at the 3xx, which is the response

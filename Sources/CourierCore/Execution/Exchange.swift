@@ -50,10 +50,22 @@ public struct Exchange: Executor {
     public var redirects: RedirectPolicy
     /// Middleware run once per call, outermost first (``Executor/with(_:)`` adds to it); see the
     /// order above.
-    public var middleware: [any Middleware]
+    public var middleware: [any Middleware] {
+        didSet { timed = Self.timed(recordsTimings, middleware, hopMiddleware) }
+    }
     /// Middleware run around every hop, outermost first (``Executor/eachHop(_:)`` adds to it);
     /// see the order above.
-    public var hopMiddleware: [any Middleware]
+    public var hopMiddleware: [any Middleware] {
+        didSet { timed = Self.timed(recordsTimings, middleware, hopMiddleware) }
+    }
+    /// Whether every hop's transport records its ``HopTimings`` (read from
+    /// ``StreamedResponse/timings``). Recording costs an allocation and a few clock readings per
+    /// hop, so it is off unless asked for: set this, or add a ``HopTimingsObserver`` middleware
+    /// (``HARRecorder``, CourierMetrics, CourierTracing), which turns it on for itself.
+    /// `false` by default.
+    public var recordsTimings = false {
+        didSet { timed = Self.timed(recordsTimings, middleware, hopMiddleware) }
+    }
     /// The most bytes a response body may have (counted as the transport hands them over, after
     /// decompression; error and redirect bodies included), or `nil` for no limit. Negative values
     /// count as `0`.
@@ -70,6 +82,9 @@ public struct Exchange: Executor {
 
     /// Whether the transport gathers a buffered body under the rules (a cast made once, not per call).
     private var gathersUnderRules: Bool
+    /// Whether hops record their timings: asked for, or read by a middleware (decided when the
+    /// lists change, not per call).
+    private var timed = false
     /// Watches the idle timers of this exchange's hops (and its copies'), on its clock.
     private let timers: IdleTimerQueue
 
@@ -95,6 +110,11 @@ public struct Exchange: Executor {
         self.hopMiddleware = hopMiddleware
         self.sizeLimit = maximumResponseSize.map { Swift.max(0, $0) }
         self.timers = IdleTimerQueue(clock: clock)
+        self.timed = Self.timed(false, middleware, hopMiddleware)
+    }
+
+    private static func timed(_ asked: Bool, _ middleware: [any Middleware], _ hopMiddleware: [any Middleware]) -> Bool {
+        asked || middleware.contains { $0 is any HopTimingsObserver } || hopMiddleware.contains { $0 is any HopTimingsObserver }
     }
 
     /// This exchange itself: an exchange is the executor it configures.
@@ -182,9 +202,10 @@ public struct Exchange: Executor {
     private func send(_ hop: Request, options: StreamOptions, call: Request) async throws -> StreamedResponse {
         let timer = hop.effectiveTimeout.map { IdleTimer(timeout: .seconds($0), queue: timers) }
         var options = delivery(options, timer: timer, call: call)
+        if timed { options.timings = HopTimings.Recorder() }
         guard let timer else {
             let response = try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
-            return try held(response, answering: hop.method, timer: nil, call: call)
+            return try held(response, answering: hop.method, timer: nil, call: call, timings: options.timings)
         }
         if options.buffersBody {
             // Only a transport that gathers under the rules is asked for a body in hand here. Its
@@ -195,7 +216,9 @@ public struct Exchange: Executor {
             }
             do {
                 let response = try await transport.send(hop: hop, options: options)
-                return try held(try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call)
+                return try held(
+                    try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call,
+                    timings: options.timings)
             } catch {
                 timer.stop()
                 if timer.fired && !Task.isCancelled { throw CourierError(.timedOut, request: call) }
@@ -215,7 +238,9 @@ public struct Exchange: Executor {
             } onCancel: {
                 work.cancel()
             }
-            return try held(try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call)
+            return try held(
+                try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call,
+                timings: options.timings)
         } catch {
             timer.stop()
             if timer.fired && !Task.isCancelled { throw CourierError(.timedOut, request: call) }
@@ -240,8 +265,17 @@ public struct Exchange: Executor {
     }
 
     /// `response` with its body held to the exchange's rules (see the order above): checked now
-    /// when it is in hand, as its bytes arrive otherwise.
-    private func held(_ response: StreamedResponse, answering method: HTTPMethod, timer: IdleTimer?, call: Request) throws -> StreamedResponse {
+    /// when it is in hand, as its bytes arrive otherwise; and with the hop's timings, when they
+    /// are recorded (the head marked, and a body in hand ended, where the transport did not).
+    private func held(
+        _ response: StreamedResponse, answering method: HTTPMethod, timer: IdleTimer?, call: Request, timings: HopTimings.Recorder?
+    ) throws -> StreamedResponse {
+        var response = response
+        if let timings {
+            timings.mark(.firstByte)
+            if response.body.inHand != nil { timings.mark(.bodyEnded) }
+            response.recorder = timings
+        }
         let rules = BodyRules(
             maximumSize: sizeLimit, expectedLength: response.head.framedLength(answering: method), timer: timer, request: call)
         if let data = response.body.inHand {

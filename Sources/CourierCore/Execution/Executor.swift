@@ -79,6 +79,21 @@ extension Executor {
         return copy
     }
 
+    /// This executor with every hop's ``HopTimings`` recorded (``Exchange/recordsTimings``), for
+    /// ``StreamedResponse/timings``. A ``HopTimingsObserver`` middleware needs no call to this.
+    ///
+    /// ```swift
+    /// let response = try await executor.recordingTimings().stream(request)
+    /// print(response.timings?.firstByte ?? .zero)
+    /// ```
+    /// - Parameter on: Whether to record them; `true` by default.
+    /// - Returns: This executor, recording timings or not.
+    public func recordingTimings(_ on: Bool = true) -> Self {
+        var copy = self
+        copy.exchange.recordsTimings = on
+        return copy
+    }
+
     /// Sends `request` through the exchange (per-call middleware, every hop, the body rules) and
     /// returns as soon as the final head arrives, with the body in hand or still arriving. The
     /// step under ``send(_:)-(Request)`` and ``stream(_:options:)``, which add validation, the

@@ -9,6 +9,13 @@ import Foundation
 /// become `<redacted>`. A body the redactor cannot read (text in another encoding than UTF-8,
 /// binary data holding one of the request's secret values) is left out, with a comment saying
 /// why. A recording can therefore be attached to a bug report or committed as a test fixture.
+///
+/// `timings` are the hop's own (``HopTimings``, which the recorder asks the exchange to record):
+/// `blocked` is the time before the hop could be written (other middleware, earlier hops of the
+/// call when the recorder runs per call, waiting for a pooled connection), then `dns`, `connect`
+/// (with `ssl` inside it, as HAR counts it), `send`, `wait` (to the first byte) and `receive`, as
+/// far as the transport reports them; `time` is their sum. Without timings (a response a cache
+/// answered) the whole exchange is `wait`.
 /// ``HARReplayExecutor`` treats a recorded `<redacted>` query value as matching any value.
 ///
 /// ```swift
@@ -17,7 +24,7 @@ import Foundation
 /// _ = try await executor.send(listUsers)
 /// try recorder.har.write(to: URL(fileURLWithPath: "users.har"))
 /// ```
-public final class HARRecorder: Middleware {
+public final class HARRecorder: HopTimingsObserver {
     /// What to keep of request and response bodies.
     public enum Bodies: Sendable, Hashable {
         /// Text bodies with secret-looking fields redacted; binary bodies in base64, unless they
@@ -88,11 +95,14 @@ public final class HARRecorder: Middleware {
         if let body = streamed.body.bufferedData {
             var response = streamed.head
             response.body = body
-            record(request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order)
+            record(
+                request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order,
+                timings: streamed.timings)
             return streamed
         }
         let kept = Locked((body: Data(), chunks: [Int](), total: 0))
         let head = streamed.head
+        let hop = streamed
         var observed = streamed
         observed.body = streamed.body.observing(
             chunk: { chunk in
@@ -117,7 +127,8 @@ public final class HARRecorder: Middleware {
                 }
                 record(
                     request, response: response, error: nil, started: started, elapsed: clock.now - start, order: order,
-                    chunks: chunks, comment: notes.isEmpty ? nil : notes.joined(separator: "; "), truncated: total > body.count)
+                    chunks: chunks, comment: notes.isEmpty ? nil : notes.joined(separator: "; "), truncated: total > body.count,
+                    timings: hop.timings)
             })
         return observed
     }
@@ -132,7 +143,7 @@ public final class HARRecorder: Middleware {
 
     private func record(
         _ request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration, order: Int,
-        chunks: [Int]? = nil, comment: String? = nil, truncated: Bool = false
+        chunks: [Int]? = nil, comment: String? = nil, truncated: Bool = false, timings: HopTimings? = nil
     ) {
         var policy = request
         policy.redaction = request.redaction.merging(redaction)
@@ -140,7 +151,7 @@ public final class HARRecorder: Middleware {
             redaction: policy.redaction, bodies: bodies, redactor: BodyRedactor(request: request, extra: redaction),
             echoes: SecretEchoes(request: request, extra: redaction), truncatedResponse: truncated
         )
-        .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed)
+        .entry(for: policy, response: response, error: error, started: started, elapsed: elapsed, timings: timings)
         var annotated = entry
         if let chunks {
             annotated.response.content._chunks = chunks
@@ -167,17 +178,18 @@ struct HARConversion {
     /// start of a secret, or a character cut in two.
     var truncatedResponse = false
 
-    func entry(for request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration)
-        -> HAR.Entry
-    {
-        let milliseconds = max(0, Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-        let rounded = (milliseconds * 1000).rounded() / 1000
+    func entry(
+        for request: Request, response: Response?, error: CourierError?, started: Date, elapsed: Duration, timings hop: HopTimings? = nil
+    ) -> HAR.Entry {
+        let rounded = HAR.Timings.milliseconds(elapsed)
+        let timings = hop.map { HAR.Timings($0, startedBy: $0.startedAt.timeIntervalSince(started), elapsed: elapsed) }
+            ?? HAR.Timings(send: 0, wait: rounded, receive: 0)
         var entry = HAR.Entry(
             startedDateTime: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
-            time: rounded, request: harRequest(request),
+            time: hop == nil ? rounded : timings.total, request: harRequest(request),
             response: response.map(harResponse) ?? HAR.EntryResponse(
                 status: 0, statusText: "", headers: [], content: HAR.Content(size: 0, mimeType: "", text: nil)),
-            timings: HAR.Timings(send: 0, wait: rounded, receive: 0))
+            timings: timings)
         entry._error = error?.summary
         return entry
     }

@@ -15,6 +15,14 @@ public struct StreamedResponse: Sendable {
     /// this response hide that request's secrets (a server that reflects a token in an error
     /// page cannot put it in an error's description).
     var request: Request?
+    /// Where the transport recorded this hop's timings, when something reads them.
+    var recorder: HopTimings.Recorder?
+
+    /// Where the time of the hop that brought this response went (connection, handshake, time to
+    /// first byte, ...), as far as its transport reports it; `nil` unless the exchange recorded
+    /// it (``Exchange/recordsTimings``, or a ``HopTimingsObserver`` middleware). Read after the
+    /// body ended, it includes ``HopTimings/bodyEnded``.
+    public var timings: HopTimings? { recorder?.timings }
 
     /// The status code.
     public var status: Int {
@@ -168,6 +176,10 @@ public struct StreamOptions: Sendable {
     /// The exchange's rules for a body gathered whole by a transport of this package that
     /// applies them as the bytes arrive (``GathersUnderRules``); `nil` otherwise.
     package var rules: BodyRules?
+    /// Where the transport records the phases of this hop (``HopTimings``): set by the exchange
+    /// when something reads them, `nil` otherwise. A transport records what it sees and leaves
+    /// the rest: the exchange marks the head and a body in hand itself.
+    public var timings: HopTimings.Recorder?
 
     /// The options ``Executor/send(_:)-(Request)`` uses: the body read whole.
     public static var buffered: StreamOptions {

@@ -10,14 +10,14 @@ import NIOCore
 /// hop to that origin goes on it (waiters included) until the server sends `GOAWAY`. Idle
 /// connections close after ``NIOTransport/Configuration/idleTimeout``.
 final class ConnectionPool: Sendable {
-    typealias Opener = @Sendable (Origin) -> EventLoopFuture<PooledConnection>
+    typealias Opener = @Sendable (Origin, HopTimings.Recorder?) -> EventLoopFuture<PooledConnection>
 
     /// What a hop is lent.
     enum Lease: Sendable {
         /// An HTTP/1.1 connection for this hop alone, and whether it was opened for it.
         case http1(HTTP1Connection, isNew: Bool)
         /// An HTTP/2 connection to open a stream on.
-        case http2(HTTP2Connection)
+        case http2(HTTP2Connection, isNew: Bool)
     }
 
     private struct Waiter {
@@ -78,7 +78,9 @@ final class ConnectionPool: Sendable {
     /// next one freed.
     /// - Throws: The failure to connect, `CancellationError` when the task is cancelled while it
     ///   waits, ``NIOTransportError/shutDown`` after ``shutdown()``.
-    func lease(_ origin: Origin) async throws -> Lease {
+    /// - Parameter timings: Where the hop records its wait for a connection, and the phases of
+    ///   the one it opens.
+    func lease(_ origin: Origin, timings: HopTimings.Recorder? = nil) async throws -> Lease {
         enum Step {
             case reuse(HTTP1Connection)
             case share(HTTP2Connection)
@@ -108,12 +110,17 @@ final class ConnectionPool: Sendable {
             switch step {
             case .shutDown: throw NIOTransportError.shutDown
             case .reuse(let connection): return .http1(connection, isNew: false)
-            case .share(let connection): return .http2(connection)
-            case .open: return try await open(origin)
+            case .share(let connection): return .http2(connection, isNew: false)
+            case .open: return try await open(origin, timings: timings)
             case .wait:
-                switch try await wait(for: origin) {
+                // Queued from the first wait to the connection: a wait that ends in asking
+                // again keeps the time it started.
+                if timings?.timings.queued == nil { timings?.begin(.queued) }
+                let woken = try await wait(for: origin)
+                timings?.end(.queued)
+                switch woken {
                 case .connection(let connection): return .http1(connection, isNew: false)
-                case .open: return try await open(origin)
+                case .open: return try await open(origin, timings: timings)
                 case .askAgain: continue
                 }
             }
@@ -121,8 +128,8 @@ final class ConnectionPool: Sendable {
     }
 
     /// Opens a connection counted already; a failure frees its place for the next waiter.
-    private func open(_ origin: Origin) async throws -> Lease {
-        let future = opener(origin)
+    private func open(_ origin: Origin, timings: HopTimings.Recorder?) async throws -> Lease {
+        let future = opener(origin, timings)
         do {
             let connection = try await future.getCancellable { result in
                 // The hop left while its connection was being made: the pool keeps it, or frees
@@ -139,7 +146,7 @@ final class ConnectionPool: Sendable {
             adopt(connection)
             switch connection {
             case .http1(let connection): return .http1(connection, isNew: true)
-            case .http2(let connection): return .http2(connection)
+            case .http2(let connection): return .http2(connection, isNew: true)
             }
         } catch {
             // Cancelled: the connection, if it is made, is adopted when it is (above).

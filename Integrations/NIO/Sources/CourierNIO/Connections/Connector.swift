@@ -22,7 +22,8 @@ enum PooledConnection: Sendable {
 /// Opens connections: TCP (to the origin, or to its proxy and through it: an HTTP `CONNECT`
 /// tunnel or SOCKS5), then for `https` TLS (the handshake finished and the server's key checked
 /// against the pins before the connection is handed over), then HTTP/2 when the server chose it
-/// by ALPN, HTTP/1.1 otherwise.
+/// by ALPN, HTTP/1.1 otherwise. The hop that opens it records each phase: DNS (by
+/// ``TimedResolver``), connect (TCP and a proxy's tunnel), TLS.
 struct Connector: Sendable {
     let group: any EventLoopGroup
     let tls: TLSContextCache
@@ -31,7 +32,7 @@ struct Connector: Sendable {
     let http2: HTTP2Connection.Settings
     let proxies: NIOTransport.Proxies
 
-    func connect(to origin: Origin) -> EventLoopFuture<PooledConnection> {
+    func connect(to origin: Origin, timings: HopTimings.Recorder? = nil) -> EventLoopFuture<PooledConnection> {
         var context: NIOSSLContext?
         if origin.isSecure {
             do {
@@ -48,7 +49,9 @@ struct Connector: Sendable {
         // The tunnel's outcome, kept as the channel is made: it may be decided (and its handler
         // gone) before the connect future's callbacks run.
         let opened = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
-        let bootstrap = ClientBootstrap(group: group)
+        // One loop for the channel and the resolver's answers.
+        let loop = group.next()
+        let bootstrap = ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(connectTimeout)
             .channelInitializer { channel in
@@ -79,8 +82,14 @@ struct Connector: Sendable {
         let pins = self.pins
         let timeout = connectTimeout
         let http2 = self.http2
-        return bootstrap.connect(host: host, port: port).flatMap { [context] channel in
+        // Begun again when a name lookup ends (TimedResolver): connecting starts then.
+        timings?.begin(.connect)
+        return bootstrap.resolver(TimedResolver(loop: loop, timings: timings)).connect(host: host, port: port).flatMap { [context] channel in
             (opened.withLockedValue { $0 } ?? channel.eventLoop.makeSucceededVoidFuture()).flatMap { () -> EventLoopFuture<PooledConnection> in
+                if let timings {
+                    timings.end(.connect)
+                    timings.connection(nil, remoteAddress: channel.remoteAddress.map(Self.describe))
+                }
                 guard let context else {
                     return channel.eventLoop.makeCompletedFuture {
                         .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: forwarding))
@@ -92,12 +101,14 @@ struct Connector: Sendable {
                     let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: pins, timeout: timeout)
                     handshake = gate.verdict.futureResult
                     try pipeline.addHandler(gate)
+                    timings?.begin(.tls)
                     try pipeline.addHandler(
                         NIOSSLClientHandler(context: context, serverHostname: origin.isIPAddress ? nil : origin.host), position: .before(gate))
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
                 return handshake.flatMapThrowing { negotiated -> PooledConnection in
+                    timings?.end(.tls)
                     if negotiated == "h2" { return .http2(try HTTP2Connection.configure(channel, origin: origin, settings: http2)) }
                     return .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: nil))
                 }
@@ -106,6 +117,15 @@ struct Connector: Sendable {
                 throw error
             }
         }
+    }
+}
+
+extension Connector {
+    /// `127.0.0.1:8080`, `[::1]:443`: an address as ``HopTimings/remoteAddress`` shows it.
+    static func describe(_ address: SocketAddress) -> String {
+        guard let ip = address.ipAddress else { return "\(address)" }
+        let host = address.protocol == .inet6 ? "[\(ip)]" : ip
+        return address.port.map { "\(host):\($0)" } ?? host
     }
 }
 

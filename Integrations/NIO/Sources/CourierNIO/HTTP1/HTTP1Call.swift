@@ -33,6 +33,8 @@ final class HTTP1Call: @unchecked Sendable {
     let progress: TransferProgress?
     /// Whether the body is gathered on the loop (the caller reads it whole) or streamed.
     let gathers: Bool
+    /// Where the hop records its request and response moments, when something reads them.
+    let timings: HopTimings.Recorder?
     private let promise: EventLoopPromise<HTTP1Answer>
 
     private weak var handler: HTTP1Handler?
@@ -50,13 +52,14 @@ final class HTTP1Call: @unchecked Sendable {
 
     init(
         head: HTTPRequestHead, bodyInHand: ByteBuffer?, bodySource: BodySource?, progress: TransferProgress?, gathers: Bool,
-        eventLoop: any EventLoop
+        timings: HopTimings.Recorder? = nil, eventLoop: any EventLoop
     ) {
         self.head = head
         self.bodyInHand = bodyInHand
         self.bodySource = bodySource
         self.progress = progress
         self.gathers = gathers
+        self.timings = timings
         self.promise = eventLoop.makePromise()
     }
 
@@ -91,6 +94,7 @@ final class HTTP1Call: @unchecked Sendable {
     func connectionStarted(context: ChannelHandlerContext, handler: HTTP1Handler) {
         self.handler = handler
         self.channel = context.channel
+        timings?.mark(.requestStarted)
         if let bodyInHand {
             progress?.update(completed: 0, expected: Int64(bodyInHand.readableBytes))
         } else if let bodySource {
@@ -100,6 +104,7 @@ final class HTTP1Call: @unchecked Sendable {
 
     func requestSent() {
         isRequestComplete = true
+        timings?.mark(.requestSent)
         if let bodyInHand {
             let length = Int64(bodyInHand.readableBytes)
             progress?.update(completed: length, expected: length)
@@ -109,6 +114,7 @@ final class HTTP1Call: @unchecked Sendable {
     func receivedHead(_ head: HTTPResponseHead) {
         receivedAny = true
         response = head
+        timings?.mark(.firstByte)
         guard !gathers else { return }
         let made = Pieces.makeSequence(
             backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false, delegate: PiecesDelegate(call: self))
@@ -133,6 +139,7 @@ final class HTTP1Call: @unchecked Sendable {
     func receivedEnd() {
         guard !finished else { return }
         finished = true
+        timings?.mark(.bodyEnded)
         if let source {
             source.finish()
         } else if let response {
@@ -148,6 +155,7 @@ final class HTTP1Call: @unchecked Sendable {
     func fail(_ error: any Error) {
         guard !finished else { return }
         finished = true
+        if receivedAny { timings?.mark(.bodyEnded) }
         // Before any response byte, a connection that closed is a lost connection whatever
         // SwiftNIO called it: the request may be sent again if it is idempotent.
         let error = !receivedAny && NIOErrors.isConnectionClosure(error) ? NIOTransportError.connectionClosedBeforeResponse : error

@@ -52,7 +52,7 @@ public final class NIOTransport: Transport {
         pool = ConnectionPool(
             connectionsPerHost: configuration.connectionsPerHost, idleTimeout: TimeAmount(configuration.idleTimeout),
             mayShare: configuration.allowsHTTP2
-        ) { connector.connect(to: $0) }
+        ) { connector.connect(to: $0, timings: $1) }
     }
 
     /// Closes every idle connection and refuses new hops (they fail with a
@@ -82,13 +82,14 @@ public final class NIOTransport: Transport {
         let (head, body) = render(request, target: target)
         let lease: ConnectionPool.Lease
         do {
-            lease = try await pool.lease(target.origin)
+            lease = try await pool.lease(target.origin, timings: options.timings)
         } catch {
             throw NIOErrors.courierError(for: error, request: request)
         }
         let call: HTTP1Call
         switch lease {
-        case .http1(let connection, _):
+        case .http1(let connection, let isNew):
+            if let timings = options.timings { Self.record(connection.channel, isNew: isNew, protocol: "http/1.1", in: timings) }
             var head = head
             if let proxy = connection.forwardingProxy {
                 // RFC 9112 §3.2.2: to a proxy, the absolute URL (never its fragment).
@@ -97,10 +98,11 @@ public final class NIOTransport: Transport {
             }
             call = HTTP1Call(
                 head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
-                gathers: options.buffersBody, eventLoop: connection.channel.eventLoop)
+                gathers: options.buffersBody, timings: options.timings, eventLoop: connection.channel.eventLoop)
             let pool = self.pool
             call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(connection, reusable: reusable) }
-        case .http2(let connection):
+        case .http2(let connection, let isNew):
+            if let timings = options.timings { Self.record(connection.channel, isNew: isNew, protocol: "h2", in: timings) }
             let stream: any Channel
             let handler: NIOLoopBound<HTTP1Handler>
             do {
@@ -110,7 +112,7 @@ public final class NIOTransport: Transport {
             }
             call = HTTP1Call(
                 head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
-                gathers: options.buffersBody, eventLoop: stream.eventLoop)
+                gathers: options.buffersBody, timings: options.timings, eventLoop: stream.eventLoop)
             // A stream is used once: it closes with its response.
             call.start(on: stream, handler: handler) { _ in }
         }
@@ -136,6 +138,11 @@ public final class NIOTransport: Transport {
         case .streaming(let pieces):
             return StreamedResponse(head: response, body: reader.stream(pieces, bufferLimit: options.bufferLimit))
         }
+    }
+
+    /// Records the connection a hop was lent: opened for it or reused, its protocol, its peer.
+    private static func record(_ channel: any Channel, isNew: Bool, protocol name: String, in timings: HopTimings.Recorder) {
+        timings.connection(isNew ? .new : .reused, protocol: name, remoteAddress: channel.remoteAddress.map(Connector.describe))
     }
 
     /// How many connections are open to `origin`, and how many speak HTTP/2 (for tests).
