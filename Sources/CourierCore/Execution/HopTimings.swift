@@ -105,6 +105,18 @@ public struct HopTimings: Sendable, Hashable, CustomStringConvertible {
     /// `127.0.0.1:8443` or `[::1]:443`.
     public var remoteAddress: String?
 
+    /// The HTTP version of ``negotiatedProtocol`` as OpenTelemetry's `network.protocol.version`
+    /// writes it: `1.1` for `http/1.1`, `2` for `h2`, `3` for `h3`; `nil` when not known.
+    public var httpVersion: String? {
+        switch negotiatedProtocol?.lowercased() {
+        case "http/1.1": "1.1"
+        case "http/1.0": "1.0"
+        case "h2", "h2c": "2"
+        case "h3": "3"
+        default: nil
+        }
+    }
+
     /// Creates timings with nothing recorded yet.
     /// - Parameter startedAt: The wall-clock time the hop began.
     public init(startedAt: Date = Date()) {

@@ -52,6 +52,12 @@ public struct AsyncHTTPClientTransport: Transport {
         } catch {
             throw TransportErrors.courierError(for: error, request: request)
         }
+        if let timings = options.timings {
+            // What AsyncHTTPClient tells: when the head came, the protocol, and (in the body
+            // reader) when the body ended. Its connections' phases stay inside it.
+            timings.mark(.firstByte)
+            timings.connection(nil, protocol: response.version.major >= 2 ? "h2" : "http/1.1")
+        }
         if response.history.count > 1 {
             // A client that follows redirects itself slipped past the check at init.
             let problem = AsyncHTTPClientExecutor.ConfigurationError(problems: ["follows redirects"]).description
@@ -62,7 +68,7 @@ public struct AsyncHTTPClientTransport: Transport {
         let head = Response(
             status: Int(response.status.code), urlString: url, field: { headers.first(name: $0.rawValue) },
             headers: { Self.convert(headers) })
-        let body = BodyReader(response: response, head: head, method: request.method, request: request)
+        let body = BodyReader(response: response, head: head, method: request.method, request: request, timings: options.timings)
         if options.buffersBody {
             return StreamedResponse(head: head, body: ByteStream(try await body.collect()))
         }

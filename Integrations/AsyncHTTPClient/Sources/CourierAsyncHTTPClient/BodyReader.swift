@@ -15,6 +15,8 @@ struct BodyReader: Sendable {
     let head: Response
     let method: CourierCore.HTTPMethod
     let request: Request
+    /// Where the hop's body end is recorded, when something reads it.
+    let timings: HopTimings.Recorder?
 
     /// Whether the body must be inflated: a single `gzip` or `deflate` coding, and a body to read.
     private func makeInflater() -> Inflater? {
@@ -27,6 +29,8 @@ struct BodyReader: Sendable {
     /// - Throws: ``/Courier/CourierError``: truncated or corrupt compressed data, or the
     ///   transport's failure.
     private func pump(_ deliver: (Data) async -> Bool) async throws -> Bool {
+        // Before the reader learns of the end: it may read the timings then.
+        defer { timings?.mark(.bodyEnded) }
         let inflater = makeInflater()
         var received = 0
         do {

@@ -11,6 +11,17 @@ import Foundation
 /// | `http.client.request.body.size` | `Recorder` (bytes) | the request body, when its size is known |
 /// | `http.client.response.body.size` | `Recorder` (bytes) | the response body the reader took |
 /// | `http.client.active_requests` | `Meter` | requests in flight, until their body ends |
+/// | `http.client.request.time_in_queue` | `Timer` (seconds) | waiting for a pooled connection, when the hop had to |
+/// | `dns.lookup.duration` | `Timer` (seconds) | resolving the host, when the transport did (dimension `dns.question.name`) |
+/// | `courier.client.connect.duration` | `Timer` (seconds) | opening a connection (TCP, and a proxy's tunnel) |
+/// | `courier.client.tls.handshake.duration` | `Timer` (seconds) | the TLS handshake of a new connection |
+/// | `courier.client.time_to_first_byte` | `Timer` (seconds) | from the hop's start to its response head |
+///
+/// The phase metrics come from the hop's ``/Courier/HopTimings`` (the middleware asks the exchange
+/// to record them): a transport that does not report a phase records none of it, and a reused
+/// connection records no lookup, connect or handshake. Their dimensions are the request's
+/// (method, server, scheme) and, when the transport says, `network.protocol.version` (`1.1`,
+/// `2`), which `http.client.request.duration` carries too.
 ///
 /// Dimensions: `http.request.method`, `server.address`, `server.port`, `url.scheme`, and on the
 /// duration and sizes `http.response.status_code` (when a response arrived) and `error.type`
@@ -27,7 +38,7 @@ import Foundation
 /// ```swift
 /// let executor = URLSessionExecutor().with(RetryMiddleware(), MetricsMiddleware())
 /// ```
-public struct MetricsMiddleware: Middleware {
+public struct MetricsMiddleware: HopTimingsObserver {
     private let factory: any MetricsFactory
 
     /// Creates the middleware.
@@ -53,7 +64,7 @@ public struct MetricsMiddleware: Middleware {
         let clock = ContinuousClock()
         let start = clock.now
         let factory = self.factory
-        let finish: @Sendable (Int?, CourierError?, Int?, CacheStatus?) -> Void = { status, error, bytes, cache in
+        let finishing: @Sendable ([(String, String)], Int?, CourierError?, Int?, CacheStatus?) -> Void = { base, status, error, bytes, cache in
             var dimensions = base
             if let status { dimensions.append(("http.response.status_code", String(status))) }
             if let cache { dimensions.append(("courier.cache.status", cache.rawValue)) }
@@ -74,10 +85,17 @@ public struct MetricsMiddleware: Middleware {
         do {
             response = try await next(request)
         } catch {
-            finish(nil, CourierError.wrapping(error, request: request), nil, nil)
+            finishing(base, nil, CourierError.wrapping(error, request: request), nil, nil)
             throw error
         }
         let cache = response.cacheStatus
+        let timings = response.timings
+        var hop = base
+        if let version = timings?.httpVersion { hop.append(("network.protocol.version", version)) }
+        if let timings { Self.recordPhases(of: timings, dimensions: hop, request: request, factory: factory) }
+        let finish: @Sendable (Int?, CourierError?, Int?, CacheStatus?) -> Void = { [hop] status, error, bytes, cache in
+            finishing(hop, status, error, bytes, cache)
+        }
         if let body = response.body.bufferedData {
             finish(response.status, nil, body.count, cache)
             return response
@@ -87,6 +105,23 @@ public struct MetricsMiddleware: Middleware {
         // A body its reader left unread is not a failure: the request counts by its status.
         observed.body = response.body.counting { ending, bytes in finish(status, ending.error, bytes, cache) }
         return observed
+    }
+
+    /// The phases of the hop the response came by, each a timer of its own.
+    private static func recordPhases(
+        of timings: HopTimings, dimensions: [(String, String)], request: Request, factory: any MetricsFactory
+    ) {
+        func record(_ label: String, _ duration: Duration?, extra: [(String, String)] = []) {
+            guard let duration else { return }
+            Timer(label: label, dimensions: dimensions + extra, preferredDisplayUnit: .seconds, factory: factory)
+                .recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        }
+        record("http.client.request.time_in_queue", timings.queued?.duration)
+        let host = request.baseURL?.host
+        record("dns.lookup.duration", timings.dns?.duration, extra: host.map { [("dns.question.name", $0)] } ?? [])
+        record("courier.client.connect.duration", timings.connect?.duration)
+        record("courier.client.tls.handshake.duration", timings.tls?.duration)
+        record("courier.client.time_to_first_byte", timings.firstByte)
     }
 
     /// `http.request.method`, `server.address`, `server.port` and `url.scheme`.

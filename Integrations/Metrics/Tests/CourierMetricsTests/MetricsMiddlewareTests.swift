@@ -56,11 +56,53 @@ struct MetricsMiddlewareTests {
         let response = try await server.with(MetricsMiddleware(factory: metrics)).stream(Self.request)
         #expect(response.body.bufferedData == nil)
         #expect(try metrics.expectMeter("http.client.active_requests", Self.base).lastValue == 1)
-        #expect(metrics.timers.isEmpty)
+        #expect(!metrics.timers.contains { $0.label == "http.client.request.duration" })
         _ = try await response.body.collect(upTo: 1 << 20)
         let dimensions = Self.base + [("http.response.status_code", "200")]
         #expect(try metrics.expectRecorder("http.client.response.body.size", dimensions).values == [5])
         #expect(try metrics.expectMeter("http.client.active_requests", Self.base).lastValue == 0)
+    }
+
+    /// A transport that reports a hop's phases (as CourierNIO does): queued 1 ms, dns 2 ms,
+    /// connect 3 ms, tls 4 ms, the head 20 ms in, over HTTP/2.
+    private struct Phased: Transport {
+        func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+            if let timings = options.timings {
+                let base = ContinuousClock.now
+                var at = 0
+                for (phase, milliseconds) in [(HopTimings.Phase.queued, 1), (.dns, 2), (.connect, 3), (.tls, 4)] {
+                    timings.begin(phase, at: base + .milliseconds(at))
+                    at += milliseconds
+                    timings.end(phase, at: base + .milliseconds(at))
+                }
+                timings.mark(.firstByte, at: base + .milliseconds(20))
+                timings.connection(.new, protocol: "h2", remoteAddress: "127.0.0.1:443")
+            }
+            return StreamedResponse(status: 200, body: ByteStream(Data("ok".utf8)))
+        }
+    }
+
+    @Test func theHopsPhasesAreTimersOfTheirOwnAndTheProtocolVersionADimension() async throws {
+        let metrics = TestMetrics()
+        _ = try await Exchange(transport: Phased()).with(MetricsMiddleware(factory: metrics)).send(Self.request)
+        let hop = Self.base + [("network.protocol.version", "2")]
+        let expected: [(String, [(String, String)], Int64)] = [
+            ("http.client.request.time_in_queue", hop, 1), ("dns.lookup.duration", hop + [("dns.question.name", "api.test")], 2),
+            ("courier.client.connect.duration", hop, 3), ("courier.client.tls.handshake.duration", hop, 4),
+        ]
+        for (label, dimensions, milliseconds) in expected {
+            let timer = try metrics.expectTimer(label, dimensions)
+            #expect(timer.values == [milliseconds * 1_000_000], "\(label)")
+        }
+        let firstByte = try metrics.expectTimer("courier.client.time_to_first_byte", hop)
+        #expect(firstByte.values.count == 1 && (firstByte.values.first ?? 0) >= 20_000_000)
+        let duration = try metrics.expectTimer("http.client.request.duration", hop + [("http.response.status_code", "200")])
+        #expect(duration.values.count == 1)
+        // A transport that reports nothing of its connection: no phase timers at all.
+        let plain = TestMetrics()
+        _ = try await InMemoryExecutor.scripted([], then: .text("ok")).with(MetricsMiddleware(factory: plain)).send(Self.request)
+        let labels = Set(plain.timers.map(\.label))
+        #expect(labels == ["http.client.request.duration", "courier.client.time_to_first_byte"])
     }
 
     @Test func requestBodiesAreSizedAndNoPathQueryOrValueBecomesADimension() async throws {

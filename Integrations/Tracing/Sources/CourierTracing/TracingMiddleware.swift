@@ -16,6 +16,13 @@ import Tracing
 ///   `courier.cache.status` (when an ``/Courier/HTTPCache`` answered or passed the response), and
 ///   `error.type` (``/Courier/CourierError/errorType``, or the status code for a 4xx or 5xx, which
 ///   also set the span's status to error).
+/// - The hop's ``/Courier/HopTimings`` (the middleware asks the exchange to record them), as far as
+///   the transport reports them: attributes `network.protocol.name` (`http`),
+///   `network.protocol.version` (`1.1`, `2`), `network.peer.address` and `network.peer.port`,
+///   `courier.connection.reused`; and span events at the moments they happened, in order:
+///   `queued.start`/`queued.end` (waiting for a pooled connection), `dns.start`/`dns.end`,
+///   `connect.start`/`connect.end`, `tls.start`/`tls.end`, `request.started`, `request.sent`,
+///   `response.first_byte` and `response.body_end`.
 /// - The span ends with the response body: at once for a body in hand, when the reader is done
 ///   with a streamed one (never buffered to find out).
 /// - Injection replaces any trace header the request already has, so a request never carries two
@@ -29,7 +36,7 @@ import Tracing
 /// ```swift
 /// let executor = URLSessionExecutor().with(TracingMiddleware(), RetryMiddleware())
 /// ```
-public struct TracingMiddleware: Middleware {
+public struct TracingMiddleware: HopTimingsObserver {
     private let tracer: any Tracer
     private let name: @Sendable (Request) -> String
 
@@ -77,11 +84,15 @@ public struct TracingMiddleware: Middleware {
         }
         if let body = response.body.bufferedData {
             span.attributes["http.response.body.size"] = body.count
+            if let timings = response.timings { Self.describe(timings, on: span) }
             span.end()
             return response
         }
         var observed = response
+        let hop = response
         observed.body = response.body.counting { ending, bytes in
+            // Read at the body's end: the transport marked it before the reader saw it.
+            if let timings = hop.timings { Self.describe(timings, on: span) }
             span.attributes["http.response.body.size"] = bytes
             switch ending {
             case .complete: break
@@ -98,6 +109,51 @@ public struct TracingMiddleware: Middleware {
             span.end()
         }
         return observed
+    }
+
+    /// The hop's connection as attributes, and its phases as events at the moments they happened.
+    private static func describe(_ timings: HopTimings, on span: any Span) {
+        span.updateAttributes { attributes in
+            if let version = timings.httpVersion {
+                attributes["network.protocol.name"] = "http"
+                attributes["network.protocol.version"] = version
+            }
+            if let address = timings.remoteAddress, let (host, port) = peer(address) {
+                attributes["network.peer.address"] = host
+                if let port { attributes["network.peer.port"] = port }
+            }
+            if let connection = timings.connection { attributes["courier.connection.reused"] = connection == .reused }
+        }
+        var events: [(String, Duration)] = []
+        for phase in HopTimings.Phase.allCases {
+            guard let interval = timings[phase] else { continue }
+            events.append(("\(phase.rawValue).start", interval.start))
+            events.append(("\(phase.rawValue).end", interval.end))
+        }
+        let marks: [(HopTimings.Mark, String)] = [
+            (.requestStarted, "request.started"), (.requestSent, "request.sent"), (.firstByte, "response.first_byte"),
+            (.bodyEnded, "response.body_end"),
+        ]
+        for (mark, name) in marks {
+            if let offset = timings[mark] { events.append((name, offset)) }
+        }
+        // In the order they happened; a phase's start before its end when both are at one moment.
+        // Offsets are added in whole nanoseconds, so the distances between events are exact.
+        let start = WallInstant(timings.startedAt)
+        for (name, offset) in events.enumerated().sorted(by: { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }).map(\.element) {
+            span.addEvent(SpanEvent(name: name, at: start.advanced(by: offset)))
+        }
+    }
+
+    /// `127.0.0.1:8080` → (`127.0.0.1`, 8080); `[::1]:443` → (`::1`, 443).
+    static func peer(_ address: String) -> (String, Int?)? {
+        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
+            let host = String(address[address.index(after: address.startIndex)..<close])
+            let rest = address[address.index(after: close)...]
+            return (host, rest.hasPrefix(":") ? Int(rest.dropFirst()) : nil)
+        }
+        guard let colon = address.lastIndex(of: ":") else { return (address, nil) }
+        return (String(address[..<colon]), Int(address[address.index(after: colon)...]))
     }
 
     /// The request's attributes, redacted.
@@ -124,5 +180,24 @@ public struct TracingMiddleware: Middleware {
 struct HeadersInjector: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout CourierCore.HTTPHeaders) {
         carrier.set(HeaderName(rawValue: key), value)
+    }
+}
+
+/// A wall-clock moment as swift-distributed-tracing takes one.
+struct WallInstant: TracerInstant {
+    let nanosecondsSinceEpoch: UInt64
+
+    init(_ date: Date) {
+        nanosecondsSinceEpoch = UInt64(max(0, date.timeIntervalSince1970 * 1_000_000_000))
+    }
+
+    private init(nanoseconds: UInt64) { nanosecondsSinceEpoch = nanoseconds }
+
+    static func < (lhs: WallInstant, rhs: WallInstant) -> Bool { lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch }
+
+    /// This moment plus `offset` (never negative).
+    func advanced(by offset: Duration) -> WallInstant {
+        let nanoseconds = max(0, offset.components.seconds * 1_000_000_000 + offset.components.attoseconds / 1_000_000_000)
+        return WallInstant(nanoseconds: nanosecondsSinceEpoch &+ UInt64(nanoseconds))
     }
 }

@@ -41,6 +41,60 @@ struct TracingMiddlewareTests {
         #expect(!everything.contains("t0ken") && !everything.contains("pa55"))
     }
 
+    /// A transport that reports a hop's phases, as CourierNIO does.
+    private struct Phased: Transport {
+        let streams: Bool
+        func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+            if let timings = options.timings {
+                let base = ContinuousClock.now
+                timings.begin(.dns, at: base)
+                timings.end(.dns, at: base + .milliseconds(2))
+                timings.begin(.connect, at: base + .milliseconds(2))
+                timings.end(.connect, at: base + .milliseconds(3))
+                timings.begin(.tls, at: base + .milliseconds(3))
+                timings.end(.tls, at: base + .milliseconds(7))
+                timings.mark(.requestStarted, at: base + .milliseconds(7))
+                timings.mark(.requestSent, at: base + .milliseconds(8))
+                timings.mark(.firstByte, at: base + .milliseconds(9))
+                timings.connection(.new, protocol: "h2", remoteAddress: "[::1]:8443")
+            }
+            // The story's body ends 10 ms in, whenever the test gets there.
+            let end = ContinuousClock.now + .milliseconds(10)
+            guard streams else {
+                options.timings?.mark(.bodyEnded, at: end)
+                return StreamedResponse(status: 200, body: ByteStream(Data("ok".utf8)))
+            }
+            let (stream, continuation) = ByteStream.makeStream()
+            let timings = options.timings
+            Task {
+                continuation.yield(Data("ok".utf8))
+                timings?.mark(.bodyEnded, at: end)
+                continuation.finish()
+            }
+            return StreamedResponse(status: 200, body: stream)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func theHopsPhasesAreEventsInOrderAndItsConnectionAttributes(streams: Bool) async throws {
+        let tracer = InMemoryTracer()
+        let executor = Exchange(transport: Phased(streams: streams)).with(TracingMiddleware(tracer: tracer))
+        _ = try await executor.stream(Self.request).collect(upTo: 100)
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(span.events.map(\.name) == [
+            "dns.start", "dns.end", "connect.start", "connect.end", "tls.start", "tls.end", "request.started", "request.sent",
+            "response.first_byte", "response.body_end",
+        ])
+        let times = span.events.map(\.nanosecondsSinceEpoch)
+        #expect(times == times.sorted())
+        #expect(times[5] - times[4] == 4_000_000, "the TLS handshake took 4 ms")
+        #expect(span.attributes["network.protocol.name"]?.toSpanAttribute() == "http")
+        #expect(span.attributes["network.protocol.version"]?.toSpanAttribute() == "2")
+        #expect(span.attributes["network.peer.address"]?.toSpanAttribute() == "::1")
+        #expect(span.attributes["network.peer.port"]?.toSpanAttribute() == 8443)
+        #expect(span.attributes["courier.connection.reused"]?.toSpanAttribute() == false)
+    }
+
     @Test func theContextIsInjectedOnceReplacingAnyTraceHeaderAlreadyThere() async throws {
         let tracer = InMemoryTracer()
         let server = InMemoryExecutor.scripted([], then: .status(204))

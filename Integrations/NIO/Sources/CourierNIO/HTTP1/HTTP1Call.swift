@@ -192,17 +192,25 @@ final class HTTP1Call: @unchecked Sendable {
             do {
                 for try await chunk in bodySource.chunks() {
                     guard !chunk.isEmpty else { continue }
-                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk)))).get()
-                    sent += Int64(chunk.count)
-                    progress?.update(completed: sent, expected: expected)
+                    let total = sent + Int64(chunk.count)
+                    let written: EventLoopFuture<Void> = channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk))))
+                    // Progress moves on the loop, as the write completes: before the loop reads
+                    // an answer the server could only send after these bytes (this task resumes
+                    // later, and the exchange finishes progress when the head arrives).
+                    written.whenSuccess { progress?.update(completed: total, expected: expected) }
+                    try await written.get()
+                    sent = total
                 }
                 if let expected, sent != expected {
                     throw CourierError(
                         .transport(TransportFailure(.other, message: "the request body's length differs from the length it declared")))
                 }
-                try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
-                progress?.update(completed: sent, expected: expected ?? sent)
-                channel.eventLoop.execute { self.requestSent() }
+                let ended: EventLoopFuture<Void> = channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+                ended.whenSuccess { [sent] in
+                    progress?.update(completed: sent, expected: expected ?? sent)
+                    self.requestSent()
+                }
+                try await ended.get()
             } catch {
                 channel.eventLoop.execute {
                     // A server that answered before reading the whole upload closed or will close
