@@ -18,11 +18,10 @@ import Foundation
 /// ended.
 ///
 /// ```swift
-/// let executor = NIOExecutor().recordingTimings()
-/// let response = try await executor.stream(.get |> url(feed))
+/// let response = try await executor.recordingTimings().stream(.get |> url(feed))
 /// if let timings = response.timings { print(timings) }
-/// // dns 0.41 ms, connect 0.12 ms, tls 3.02 ms, request sent at 3.72 ms, first byte at 5.10 ms;
-/// // new connection, h2, to 127.0.0.1:8443
+/// // over CourierNIO: dns 0.41 ms, connect 0.12 ms, tls 3.02 ms, request started at 3.7 ms,
+/// // request sent at 3.72 ms, first byte at 5.1 ms; new connection, h2, to 127.0.0.1:8443
 /// ```
 public struct HopTimings: Sendable, Hashable, CustomStringConvertible {
     /// A phase with a start and an end, as offsets from ``HopTimings/startedAt``.
