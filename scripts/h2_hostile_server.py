@@ -11,6 +11,9 @@ Paths (every request on a connection of its own is answered by the path's rule):
   /goaway-unprocessed  GOAWAY (last stream 0, NO_ERROR) before any response: not processed either
   /goaway-mid-body     200 announcing 100000 bytes, 1000 of them, then GOAWAY naming this stream
                        (it was processed) and the connection closed
+  /status/CODE         a head whose :status is CODE exactly as given (042, 099, abc, 1000), no body
+  /early-hints         a 103 head, then 200 with a 5-byte body
+  /ping                a PING to the client, then 200 with a 5-byte body
 """
 
 import os
@@ -27,7 +30,8 @@ import h2.exceptions
 
 
 def handle(connection_socket):
-    config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
+    # Heads are sent as the paths say, valid or not (the client is what is tested).
+    config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8", validate_outbound_headers=False)
     conn = h2.connection.H2Connection(config=config)
     conn.initiate_connection()
     connection_socket.sendall(conn.data_to_send())
@@ -75,6 +79,19 @@ def answer(conn, stream_id, path):
         conn.send_data(stream_id, b"x" * 1000)
         conn.close_connection(error_code=h2.errors.ErrorCodes.INTERNAL_ERROR, last_stream_id=stream_id)
         return False
+    if path.startswith("/status/"):
+        conn.send_headers(stream_id, [(":status", path[len("/status/"):]), ("content-length", "0")], end_stream=True)
+        return True
+    if path.startswith("/early-hints"):
+        conn.send_headers(stream_id, [(":status", "103"), ("link", "</style.css>; rel=preload")])
+        conn.send_headers(stream_id, [(":status", "200"), ("content-length", "5")])
+        conn.send_data(stream_id, b"hello", end_stream=True)
+        return True
+    if path.startswith("/ping"):
+        conn.ping(b"courier!")
+        conn.send_headers(stream_id, [(":status", "200"), ("content-length", "5")])
+        conn.send_data(stream_id, b"hello", end_stream=True)
+        return True
     conn.send_headers(stream_id, [(":status", "404"), ("content-length", "0")], end_stream=True)
     return True
 

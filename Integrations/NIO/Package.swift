@@ -43,6 +43,8 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                // A stream's head is looked at (its :status) before SwiftNIO's codec reads it.
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
             ],
             swiftSettings: upcoming

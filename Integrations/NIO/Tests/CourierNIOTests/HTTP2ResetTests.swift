@@ -55,6 +55,32 @@ struct HTTP2ResetTests {
         #expect(next.status == 200)
     }
 
+    /// A hostile `:status` over HTTP/2 is read by the same rules as an HTTP/1.1 status line: a
+    /// typed `badResponse`, never a trap (AsyncHTTPClient traps on a status below 100), and the
+    /// transport goes on working.
+    @Test(arguments: ["042", "099", "0", "abc", "2000", "-20", "20x", "+20"])
+    func aHostileStatusIsABadResponse(status: String) async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        let error = await #expect(throws: CourierError.self) { _ = try await executor.send(.get |> url(address + "/status/" + status)) }
+        #expect(Self.failure(error)?.kind == .badResponse, "\(status): \(String(describing: error))")
+        #expect(!"\(String(describing: error))".contains("NIOHTTP2"), "a type name instead of a reason")
+        let next = try await executor.send(.get |> url(address + "/ok"))
+        #expect(next.body == Data("hello".utf8))
+    }
+
+    /// An informational head before the answer (103 Early Hints) is skipped; a PING from the
+    /// server is answered and the stream goes on.
+    @Test func earlyHintsAreSkippedAndAPingIsAnswered() async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        for path in ["/early-hints", "/ping"] {
+            let response = try await executor.send(.get |> url(address + path))
+            #expect(response.status == 200, "\(path)")
+            #expect(response.body == Data("hello".utf8), "\(path)")
+        }
+    }
+
     /// Retry middleware acts on it as on a lost HTTP/1.1 connection: a GET is sent again, by the
     /// exchange once and then by the middleware.
     @Test func aRefusedStreamIsSentAgainForAnIdempotentRequest() async throws {

@@ -68,6 +68,7 @@ final class HTTP2Connection: Sendable {
             multiplexer.value.createStreamChannel { stream in
                 stream.eventLoop.makeCompletedFuture {
                     let pipeline = stream.pipeline.syncOperations
+                    try pipeline.addHandler(StatusGuard())
                     try pipeline.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
                     try pipeline.addHandler(HTTP1Handler())
                 }
