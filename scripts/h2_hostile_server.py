@@ -14,6 +14,9 @@ Paths (every request on a connection of its own is answered by the path's rule):
   /status/CODE         a head whose :status is CODE exactly as given (042, 099, abc, 1000), no body
   /early-hints         a 103 head, then 200 with a 5-byte body
   /ping                a PING to the client, then 200 with a 5-byte body
+  /limit-streams       SETTINGS_MAX_CONCURRENT_STREAMS 1 on this connection (from the client's
+                       ACK on, a stream beyond it is a protocol error that closes the
+                       connection), then 200 with a 5-byte body
 """
 
 import os
@@ -27,6 +30,7 @@ import h2.connection
 import h2.errors
 import h2.events
 import h2.exceptions
+import h2.settings
 
 
 def handle(connection_socket):
@@ -84,6 +88,11 @@ def answer(conn, stream_id, path):
         return True
     if path.startswith("/early-hints"):
         conn.send_headers(stream_id, [(":status", "103"), ("link", "</style.css>; rel=preload")])
+        conn.send_headers(stream_id, [(":status", "200"), ("content-length", "5")])
+        conn.send_data(stream_id, b"hello", end_stream=True)
+        return True
+    if path.startswith("/limit-streams"):
+        conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1})
         conn.send_headers(stream_id, [(":status", "200"), ("content-length", "5")])
         conn.send_data(stream_id, b"hello", end_stream=True)
         return True

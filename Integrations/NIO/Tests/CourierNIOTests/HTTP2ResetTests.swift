@@ -1,5 +1,5 @@
 import Courier
-import CourierNIO
+@testable import CourierNIO
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
@@ -79,6 +79,24 @@ struct HTTP2ResetTests {
             #expect(response.status == 200, "\(path)")
             #expect(response.body == Data("hello".utf8), "\(path)")
         }
+    }
+
+    /// A server that allows one stream at a time (SETTINGS_MAX_CONCURRENT_STREAMS 1) is never
+    /// sent a second: eight concurrent hops on its one connection wait their turn in SwiftNIO's
+    /// stream buffer and all succeed. They are POSTs, which the exchange never sends twice, so a
+    /// stream too many (a protocol error that closes the connection) would fail one of them.
+    @Test func aServersStreamLimitIsKept() async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        let limited = try await executor.send(.get |> url(address + "/limit-streams"))
+        #expect(limited.status == 200)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 { group.addTask { try await executor.send(.post |> url(address + "/ok")).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 8))
+        let origin = try RequestTarget(url: address + "/ok").origin
+        #expect(executor.transport.connectionCounts(origin) == .init(open: 1, http2: 1), "the hops shared the one connection")
     }
 
     /// Retry middleware acts on it as on a lost HTTP/1.1 connection: a GET is sent again, by the

@@ -193,24 +193,29 @@ final class HTTP1Call: @unchecked Sendable {
                 for try await chunk in bodySource.chunks() {
                     guard !chunk.isEmpty else { continue }
                     let total = sent + Int64(chunk.count)
-                    let written: EventLoopFuture<Void> = channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk))))
-                    // Progress moves on the loop, as the write completes: before the loop reads
-                    // an answer the server could only send after these bytes (this task resumes
-                    // later, and the exchange finishes progress when the head arrives).
-                    written.whenSuccess { progress?.update(completed: total, expected: expected) }
-                    try await written.get()
+                    // Written and counted in one task on the loop: progress moves as the write
+                    // completes, before the loop can read an answer the server could only send
+                    // after these bytes (the exchange finishes progress when the head arrives).
+                    try await channel.eventLoop.flatSubmit {
+                        let written: EventLoopFuture<Void> = channel.writeAndFlush(
+                            HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk))))
+                        written.whenSuccess { progress?.update(completed: total, expected: expected) }
+                        return written
+                    }.get()
                     sent = total
                 }
                 if let expected, sent != expected {
                     throw CourierError(
                         .transport(TransportFailure(.other, message: "the request body's length differs from the length it declared")))
                 }
-                let ended: EventLoopFuture<Void> = channel.writeAndFlush(HTTPClientRequestPart.end(nil))
-                ended.whenSuccess { [sent] in
-                    progress?.update(completed: sent, expected: expected ?? sent)
-                    self.requestSent()
-                }
-                try await ended.get()
+                try await channel.eventLoop.flatSubmit { [sent] in
+                    let ended: EventLoopFuture<Void> = channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+                    ended.whenSuccess {
+                        progress?.update(completed: sent, expected: expected ?? sent)
+                        self.requestSent()
+                    }
+                    return ended
+                }.get()
             } catch {
                 channel.eventLoop.execute {
                     // A server that answered before reading the whole upload closed or will close
