@@ -1,5 +1,6 @@
 import CourierCore
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -36,6 +37,8 @@ final class HTTP1Call: @unchecked Sendable {
     /// Where the hop records its request and response moments, when something reads them.
     let timings: HopTimings.Recorder?
     private let promise: EventLoopPromise<HTTP1Answer>
+    /// The answer, also kept under a lock for ``answered()``.
+    private let handedOver = NIOLockedValueBox<HTTP1Answer?>(nil)
 
     private weak var handler: HTTP1Handler?
     private var channel: (any Channel)?
@@ -65,6 +68,20 @@ final class HTTP1Call: @unchecked Sendable {
 
     var streamsBody: Bool { bodySource != nil }
     var answer: EventLoopFuture<HTTP1Answer> { promise.futureResult }
+
+    /// Waits for the answer. It is read back under the lock the loop wrote it under, so the
+    /// hand-over from the loop is ordered in a way ThreadSanitizer sees too: a continuation resumed
+    /// before its task suspended (the answer was in before the task awaited it) is ordered only
+    /// by the Swift runtime's own atomics, which ThreadSanitizer cannot see.
+    func answered() async throws -> HTTP1Answer {
+        let answer = try await answer.get()
+        return handedOver.withLockedValue { $0 } ?? answer
+    }
+
+    private func succeed(_ answer: HTTP1Answer) {
+        handedOver.withLockedValue { $0 = answer }
+        promise.succeed(answer)
+    }
 
     /// Runs the call on `channel`, whose last handler is `handler` (an HTTP/1.1 connection's, or
     /// an HTTP/2 stream's); the answer arrives through ``answer``, and `onIdle` learns whether the
@@ -119,7 +136,7 @@ final class HTTP1Call: @unchecked Sendable {
         let made = Pieces.makeSequence(
             backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false, delegate: PiecesDelegate(call: self))
         source = made.source
-        promise.succeed(HTTP1Answer(head: head, body: .streaming(made.sequence)))
+        succeed(HTTP1Answer(head: head, body: .streaming(made.sequence)))
     }
 
     func receivedBody(_ buffer: ByteBuffer) {
@@ -143,7 +160,7 @@ final class HTTP1Call: @unchecked Sendable {
         if let source {
             source.finish()
         } else if let response {
-            promise.succeed(HTTP1Answer(head: response, body: .complete(gathered)))
+            succeed(HTTP1Answer(head: response, body: .complete(gathered)))
         }
     }
 

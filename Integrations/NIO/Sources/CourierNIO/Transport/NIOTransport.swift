@@ -119,7 +119,7 @@ public final class NIOTransport: Transport {
         let answer: HTTP1Answer
         do {
             answer = try await withTaskCancellationHandler {
-                try await call.answer.get()
+                try await call.answered()
             } onCancel: {
                 call.cancel()
             }
