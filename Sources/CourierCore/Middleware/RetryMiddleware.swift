@@ -61,7 +61,8 @@ public struct RetryPolicy: Sendable, Hashable {
 /// memory, so every retry replays the same body.
 ///
 /// When retries run out, the last response is returned (so decoding reports its status) or the
-/// last error thrown.
+/// last error thrown. With a ``RetryBudget`` (``init(policy:budget:clock:random:now:)``), a retry
+/// is also made only while the origin's budget allows it.
 ///
 /// ```swift
 /// let retry: RetryMiddleware = RetryMiddleware(policy: RetryPolicy(maxAttempts: 4, deadline: .seconds(20)))
@@ -79,6 +80,8 @@ public struct RetryPolicy: Sendable, Hashable {
 public struct RetryMiddleware: Middleware {
     /// The policy.
     public let policy: RetryPolicy
+    /// The budget retries are taken from, shared with whoever else holds it; `nil` for none.
+    public let budget: RetryBudget?
     private let clock: ElapsedClock
     private let random: RandomSource
     private let wallClock: @Sendable () -> Date
@@ -94,7 +97,26 @@ public struct RetryMiddleware: Middleware {
         policy: RetryPolicy = RetryPolicy(), clock: some Clock<Duration> = ContinuousClock(), random: RandomSource = .system,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.init(policy: policy, budget: nil, clock: clock, random: random, now: now)
+    }
+
+    /// Creates the middleware with a retry budget: a retry is made only when the budget of the
+    /// request's origin allows it (see ``RetryBudget``); otherwise the call ends with its last
+    /// response or error, as when the attempts run out.
+    /// - Parameters:
+    ///   - policy: When and how often to retry.
+    ///   - budget: The budget retries are taken from; share one across the executors that call
+    ///     the same services.
+    ///   - clock: The clock for waits and the deadline: `ContinuousClock` by default, a
+    ///     ``ManualClock`` in tests.
+    ///   - random: The jitter source; inject ``RandomSource/seeded(_:)`` in tests.
+    ///   - now: The wall-clock time, for `Retry-After` dates.
+    public init(
+        policy: RetryPolicy = RetryPolicy(), budget: RetryBudget?, clock: some Clock<Duration> = ContinuousClock(),
+        random: RandomSource = .system, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.policy = policy
+        self.budget = budget
         self.clock = ElapsedClock(clock)
         self.random = random
         self.wallClock = now
@@ -109,6 +131,7 @@ public struct RetryMiddleware: Middleware {
     public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         let start = clock.now
         var attempt = 1
+        budget?.recordCall(request)
         while true {
             let outcome: Result<StreamedResponse, any Error>
             do {
@@ -122,6 +145,8 @@ public struct RetryMiddleware: Middleware {
             if let deadline = policy.deadline, clock.now - start + wait > deadline {
                 return try outcome.get()
             }
+            // Last: a retry that will not be made takes nothing from the budget.
+            if let budget, !budget.withdrawRetry(for: request) { return try outcome.get() }
             // The next attempt supersedes this response: stop its transfer now.
             try? outcome.get().body.cancel()
             try await clock.sleep(for: wait)
