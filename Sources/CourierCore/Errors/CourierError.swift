@@ -70,6 +70,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// A download's file could not be written or moved into place, or failed its
         /// ``DownloadOptions/verify`` check; the message says which.
         case fileFailure(String)
+        /// The call was not sent: the ``CircuitBreaker`` for its origin is open after repeated
+        /// failures (or half open with its trial calls under way). The reason says when a call
+        /// may go again.
+        case circuitOpen(CircuitOpen)
     }
 
     /// What went wrong.
@@ -179,6 +183,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "pagination cycle: page \(page) names an earlier page as the next one"
         case .fileFailure(let message):
             text = "download file failure: \(message)"
+        case .circuitOpen(let reason):
+            text = "not sent: \(reason)"
         case .slowConsumer(let limit):
             text = "the stream's reader fell too far behind (memory buffer of \(limit) bytes and spill file full), "
                 + "so the transfer was stopped; read the body faster or raise StreamOptions.bufferLimit or spillLimit"
@@ -308,6 +314,7 @@ extension CourierError {
         case .paginationCycle: "paginationCycle"
         case .slowConsumer: "slowConsumer"
         case .fileFailure: "fileFailure"
+        case .circuitOpen: "circuitOpen"
         }
     }
 }
