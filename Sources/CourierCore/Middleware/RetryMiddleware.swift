@@ -16,6 +16,21 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Whether transient transport failures (timeouts, refused or lost connections, DNS) cause a
     /// retry.
     public var retriesTransportFailures: Bool
+    /// The longest one attempt may wait for its response head; `nil` (the default) for no limit
+    /// but the request's own. An attempt that runs out is stopped and counts as
+    /// ``CourierError/Cause/timedOut`` (so it is retried while attempts and the deadline allow):
+    /// each retry gets its own time, where the request's ``Request/timeout`` (idle time, per
+    /// hop) and ``Request/deadline`` (the whole call, retries included) do not.
+    ///
+    /// ```swift
+    /// var policy = RetryPolicy(maxAttempts: 3, deadline: .seconds(5))
+    /// policy.attemptTimeout = .seconds(1)    // three tries of at most 1 s each, 5 s in all
+    /// ```
+    public var attemptTimeout: Duration? {
+        get { attemptLimit }
+        set { attemptLimit = newValue.map { Swift.min(Swift.max($0, .zero), .seconds(Request.maximumInterval)) } }
+    }
+    private var attemptLimit: Duration?
 
     /// Creates a policy.
     /// - Parameters:
@@ -135,7 +150,7 @@ public struct RetryMiddleware: Middleware {
         while true {
             let outcome: Result<StreamedResponse, any Error>
             do {
-                outcome = .success(try await RetryPolicy.$currentAttempt.withValue(attempt) { try await next(request) })
+                outcome = .success(try await RetryPolicy.$currentAttempt.withValue(attempt) { try await self.attempt(request, next: next) })
             } catch {
                 outcome = .failure(error)
             }
@@ -151,6 +166,27 @@ public struct RetryMiddleware: Middleware {
             try? outcome.get().body.cancel()
             try await clock.sleep(for: wait)
             attempt += 1
+        }
+    }
+
+    /// One attempt, stopped when it runs past ``RetryPolicy/attemptTimeout``.
+    private func attempt(_ request: Request, next: Next) async throws -> StreamedResponse {
+        guard let limit = policy.attemptTimeout else { return try await next(request) }
+        let clock = self.clock
+        // The group ends (its tasks awaited) before this function returns: `next` does not escape.
+        return try await withoutActuallyEscaping(next) { next in
+            try await withThrowingTaskGroup(of: StreamedResponse?.self) { group in
+                group.addTask { try await next(request) }
+                group.addTask {
+                    try await clock.sleep(for: limit)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw CancellationError() }
+                // Out of time: the attempt is cancelled (cancelAll) and counts as a timeout.
+                guard let response = first else { throw CourierError(.timedOut, request: request) }
+                return response
+            }
         }
     }
 

@@ -110,6 +110,9 @@ public struct HeaderName: RawRepresentable, Sendable, Hashable, ExpressibleByStr
     public static let location = HeaderName(rawValue: "Location")
     /// `Proxy-Authorization`: always redacted in descriptions and logs.
     public static let proxyAuthorization = HeaderName(rawValue: "Proxy-Authorization")
+    /// `Idempotency-Key`: one key per logical call, so that a server can make a repeated `POST` safe
+    /// (see ``IdempotencyKeyMiddleware``); a request that carries one is retryable.
+    public static let idempotencyKey = HeaderName(rawValue: "Idempotency-Key")
     /// `Retry-After`
     public static let retryAfter = HeaderName(rawValue: "Retry-After")
     /// `Set-Cookie`: always redacted in descriptions and logs.

@@ -94,11 +94,12 @@ public struct Request: Sendable, Hashable {
         _modify { yield &settings.value.encodingDefaults }
     }
     /// Whether retry middleware may send this request again: ``allowsRetry`` when set, otherwise
-    /// whether the method is idempotent.
+    /// whether the method is idempotent or the request carries an `Idempotency-Key`
+    /// (``HeaderName/idempotencyKey``: the server deduplicates repeats by it).
     /// A request whose body is a one-shot sequence is never retryable.
     public var isRetryable: Bool {
         if let bodySource, !bodySource.isRepeatable { return false }
-        return allowsRetry ?? method.isIdempotent
+        return allowsRetry ?? (method.isIdempotent || headers[.idempotencyKey] != nil)
     }
 
     /// Problems recorded by builders (for example a body that failed to encode).
