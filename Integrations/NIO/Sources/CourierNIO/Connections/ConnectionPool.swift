@@ -338,7 +338,7 @@ extension EventLoopFuture where Value == PooledConnection {
     /// arrives after that goes to `orphan`.
     func getCancellable(orphan: @escaping @Sendable (Result<PooledConnection, any Error>) -> Void) async throws -> PooledConnection {
         let box = NIOLockedValueBox(ConnectWait.notYet)
-        return try await withTaskCancellationHandler {
+        let connection = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let cancelled = box.withLockedValue { waiting -> Bool in
                     if case .cancelled = waiting { return true }
@@ -374,5 +374,10 @@ extension EventLoopFuture where Value == PooledConnection {
             }
             continuation?.resume(throwing: CancellationError())
         }
+        // The loop took this lock before it resumed the wait: reading it again orders what the
+        // loop made (the connection) before this task uses it in a way ThreadSanitizer sees too
+        // (see `EventLoopFuture.handedOver()`).
+        box.withLockedValue { _ in }
+        return connection
     }
 }

@@ -1,6 +1,5 @@
 import CourierCore
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -37,8 +36,6 @@ final class HTTP1Call: @unchecked Sendable {
     /// Where the hop records its request and response moments, when something reads them.
     let timings: HopTimings.Recorder?
     private let promise: EventLoopPromise<HTTP1Answer>
-    /// The answer, also kept under a lock for ``answered()``.
-    private let handedOver = NIOLockedValueBox<HTTP1Answer?>(nil)
 
     private weak var handler: HTTP1Handler?
     private var channel: (any Channel)?
@@ -69,17 +66,12 @@ final class HTTP1Call: @unchecked Sendable {
     var streamsBody: Bool { bodySource != nil }
     var answer: EventLoopFuture<HTTP1Answer> { promise.futureResult }
 
-    /// Waits for the answer. It is read back under the lock the loop wrote it under, so the
-    /// hand-over from the loop is ordered in a way ThreadSanitizer sees too: a continuation resumed
-    /// before its task suspended (the answer was in before the task awaited it) is ordered only
-    /// by the Swift runtime's own atomics, which ThreadSanitizer cannot see.
+    /// Waits for the answer (handed over from the loop: ``EventLoopFuture/handedOver()``).
     func answered() async throws -> HTTP1Answer {
-        let answer = try await answer.get()
-        return handedOver.withLockedValue { $0 } ?? answer
+        try await answer.handedOver()
     }
 
     private func succeed(_ answer: HTTP1Answer) {
-        handedOver.withLockedValue { $0 = answer }
         promise.succeed(answer)
     }
 

@@ -106,7 +106,7 @@ public final class NIOTransport: Transport {
             let stream: any Channel
             let handler: NIOLoopBound<HTTP1Handler>
             do {
-                (stream, handler) = try await connection.openStream().get()
+                (stream, handler) = try await connection.openStream().handedOver()
             } catch {
                 throw NIOErrors.courierError(for: error, request: request)
             }
