@@ -31,10 +31,16 @@ Each path is one way a hostile or broken server can answer:
                      http (kept on loopback, a secure origin by RFC 6265bis), a broken __Host-
                      prefix, a 5,000-byte and a 16 KiB value, a name that is not a token, two
                      nameless values; then two good ones (good=1 with an Expires date, plain=2)
+  /fleet?key=K       an origin for fleet tests, by the mode /fleet-mode?key=K&mode=M set for K:
+                     "ok" (the default: 200 {"ok":true}), "503" (503, no body), "reset" (the
+                     connection closed with a reset, no answer); every /fleet request is counted,
+                     and /fleet-count?key=K says how many arrived ({"requests": N})
 Usage: python3 hostile_server.py PORT
 """
 import gzip
 import http.server
+import socket
+import struct
 import threading
 import zlib
 import json
@@ -67,6 +73,7 @@ def bomb(size):
 # What each /kept-then-closed request met, by key.
 LOCK = threading.Lock()
 SEEN = {}
+FLEET = {}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -188,6 +195,32 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "spaced name=8", "good=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/", "plain=2",
             ]
             self.send_body(200, b"{}", [("Content-Type", "application/json")] + [("Set-Cookie", f) for f in fields])
+        elif url.path in ("/fleet", "/fleet-mode", "/fleet-count"):
+            query = urllib.parse.parse_qs(url.query)
+            key = query.get("key", [""])[0]
+            with LOCK:
+                origin = FLEET.setdefault(key, {"mode": "ok", "requests": 0})
+                if url.path == "/fleet-mode":
+                    origin["mode"] = query.get("mode", ["ok"])[0]
+                    mode = "control"
+                elif url.path == "/fleet-count":
+                    mode = "count"
+                    count = origin["requests"]
+                else:
+                    origin["requests"] += 1
+                    mode = origin["mode"]
+            if mode == "control":
+                self.send_body(204, b"")
+            elif mode == "count":
+                self.send_body(200, json.dumps({"requests": count}).encode(), [("Content-Type", "application/json")])
+            elif mode == "503":
+                self.send_body(503, b"")
+            elif mode == "reset":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
+                self.connection.close()
+            else:
+                self.send_body(200, b'{"ok":true}', [("Content-Type", "application/json")])
         elif url.path == "/echo":
             echoed = {"path": self.path, "headers": dict(self.headers.items())}
             self.send_body(200, json.dumps(echoed).encode(), [("Content-Type", "application/json")])

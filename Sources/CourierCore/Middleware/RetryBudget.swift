@@ -7,10 +7,12 @@ import Foundation
 /// Over a sliding ``window`` each origin (scheme, host and port) may be retried at most
 /// `minimumPerSecond × window` times plus ``ratio`` times the calls made to it. With the default
 /// 20% and a floor of one retry a second, a service sending 1,000 calls in ten seconds to an origin
-/// that fails them all sends it at most 1,210 requests, whatever the retry policy's
+/// that answers them all with an error makes at most 1,210 attempts, whatever the retry policy's
 /// ``RetryPolicy/maxAttempts``; a quiet service can still retry its occasional failure. A retry
 /// the budget refuses is not made: the call ends with its last response or error, as when the
-/// attempts run out.
+/// attempts run out. (An attempt whose connection is lost before any answer is sent once more by
+/// the ``Exchange``, below the retry middleware: against an origin that resets every connection,
+/// each attempt costs two requests.)
 ///
 /// Give one budget to the ``RetryMiddleware`` of an executor (or of several executors that call
 /// the same services):

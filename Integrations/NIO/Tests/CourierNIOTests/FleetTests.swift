@@ -1,0 +1,115 @@
+import Courier
+import CourierConformance
+import CourierNIO
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// Many callers against one real origin that starts failing (the hostile server's `/fleet`, whose
+/// mode a test switches and whose requests it counts): what a retry budget and a circuit breaker
+/// do to the load the origin receives. Sixteen concurrent callers, twenty calls each.
+@Suite("Fleet: a failing origin under many retrying callers", .serialized, .timeLimit(.minutes(2)))
+struct FleetTests {
+    static let callers = 16
+    static let callsEach = 20
+
+    /// A fresh origin (its own key) in `mode`, and its address.
+    static func origin(_ mode: String) async throws -> (url: String, key: String) {
+        let hostile = try servers().hostile
+        let key = UUID().uuidString
+        try await setMode(mode, hostile: hostile, key: key)
+        return (hostile + "/fleet?key=" + key, key)
+    }
+
+    static func setMode(_ mode: String, hostile: String, key: String) async throws {
+        let status = try await NIOExecutor.shared.send(.get |> url(hostile + "/fleet-mode") |> query("key", key) |> query("mode", mode)).status
+        try #require(status == 204)
+    }
+
+    static func requests(key: String) async throws -> Int {
+        struct Count: Decodable { var requests: Int }
+        let hostile = try servers().hostile
+        return try await NIOExecutor.shared.send(.get |> url(hostile + "/fleet-count") |> query("key", key) |> decode(Count.self)).requests
+    }
+
+    /// Every caller's calls, concurrently; the statuses or errors they ended with.
+    static func run(_ executor: NIOExecutor, url address: String) async -> [Result<Int, CourierError>] {
+        await withTaskGroup(of: [Result<Int, CourierError>].self) { group in
+            for _ in 0..<callers {
+                group.addTask {
+                    var outcomes: [Result<Int, CourierError>] = []
+                    for _ in 0..<callsEach {
+                        do {
+                            outcomes.append(.success(try await executor.send(.get |> url(address)).status))
+                        } catch let error as CourierError {
+                            outcomes.append(.failure(error))
+                        } catch {
+                            outcomes.append(.failure(CourierError.wrapping(error, request: nil)))
+                        }
+                    }
+                    return outcomes
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
+    static let retrying = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5), deadline: nil)
+
+    @Test func aRetryBudgetKeepsAFailingOriginToAtMostOnePointTwoRequestsPerCall() async throws {
+        let calls = Self.callers * Self.callsEach
+        let transport = try NIOTransport()
+        defer { Task { await transport.shutdown() } }
+        let unbudgeted = try await Self.origin("503")
+        let plain = NIOExecutor(transport: transport).with(RetryMiddleware(policy: Self.retrying))
+        let plainOutcomes = await Self.run(plain, url: unbudgeted.url)
+        #expect(plainOutcomes.allSatisfy { (try? $0.get()) == 503 })
+        let without = try await Self.requests(key: unbudgeted.key)
+        #expect(without == calls * 3, "every call made its three attempts")
+
+        let budgeted = try await Self.origin("503")
+        let budget = RetryBudget(ratio: 0.2, minimumPerSecond: 0)
+        let guarded = NIOExecutor(transport: transport).with(RetryMiddleware(policy: Self.retrying, budget: budget))
+        let guardedOutcomes = await Self.run(guarded, url: budgeted.url)
+        #expect(guardedOutcomes.allSatisfy { (try? $0.get()) == 503 })
+        let with = try await Self.requests(key: budgeted.key)
+        #expect(with >= calls)
+        #expect(Double(with) / Double(calls) <= 1.2, "\(with) requests for \(calls) calls")
+        print("fleet: a 503 origin received \(without) requests for \(calls) calls without a budget, \(with) with one (20%)")
+    }
+
+    @Test func aCircuitBreakerStopsTheLoadWhileTheOriginFailsAndLetsItBackWhenItRecovers() async throws {
+        let calls = Self.callers * Self.callsEach
+        let transport = try NIOTransport()
+        defer { Task { await transport.shutdown() } }
+        let origin = try await Self.origin("503")
+        let breakDuration = Duration.milliseconds(200)
+        let transitions = NIOLockedValueBox([CircuitBreaker.Transition]())
+        let breaker = CircuitBreaker(
+            policy: .init(failureRatio: 0.5, minimumCalls: 20, breakDuration: breakDuration),
+            onTransition: { change in transitions.withLockedValue { $0.append(change) } })
+        let executor = NIOExecutor(transport: transport).with(RetryMiddleware(policy: Self.retrying), breaker)
+        let outcomes = await Self.run(executor, url: origin.url)
+        let failedFast = outcomes.filter {
+            if case .failure(let error) = $0, case .circuitOpen = error.cause { return true }
+            return false
+        }.count
+        let reached = try await Self.requests(key: origin.key)
+        // It opens on the 20th failure; what was in flight then (up to one per caller) still lands.
+        #expect(reached <= 20 + Self.callers * 3, "\(reached) requests reached the failing origin")
+        #expect(failedFast >= calls - reached, "\(failedFast) calls failed at once")
+        #expect(transitions.withLockedValue { $0.first?.to } == .open)
+
+        // The origin recovers; after the break one trial call goes through (the others would
+        // fail at once while it is under way) and closes the breaker; then every call succeeds.
+        let hostile = try servers().hostile
+        try await Self.setMode("ok", hostile: hostile, key: origin.key)
+        try await Task.sleep(for: breakDuration)
+        #expect(try await executor.send(.get |> url(origin.url)).status == 200)
+        #expect(breaker.state(for: .get |> url(origin.url)) == .closed)
+        #expect(transitions.withLockedValue { $0.map(\.to) }.suffix(2) == [.halfOpen, .closed])
+        let recovered = await Self.run(executor, url: origin.url)
+        #expect(recovered.allSatisfy { (try? $0.get()) == 200 }, "calls failed after the origin recovered")
+        print("fleet: with a breaker, \(reached) of \(calls) calls' requests reached the failing origin; \(failedFast) failed at once")
+    }
+}
