@@ -242,6 +242,12 @@ public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// What failed, for a ``Kind/secureConnectionFailed`` failure whose transport could tell.
     public var tlsProblem: TLSProblem?
+    /// For a ``Kind/connectionLost`` failure: whether the lost connection had carried an earlier
+    /// hop (kept alive, or shared), or was opened for this one; `nil` when the transport cannot
+    /// tell. The ``Exchange`` sends a hop lost before any answer once more unless this is `false`:
+    /// a server that closes an idle connection as it is reused is the case the resend is for, and
+    /// an origin that resets every new connection is not made to take each attempt twice.
+    public var connectionWasReused: Bool?
 
     /// A ``Kind/secureConnectionFailed`` failure for `problem`, worded by it.
     /// - Parameters:

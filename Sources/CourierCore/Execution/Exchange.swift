@@ -179,7 +179,8 @@ public struct Exchange: Executor {
 
     /// Whether a hop that failed before its head may be sent once more: its connection was lost
     /// before any answer (a kept-alive connection the server closed as it was reused, the
-    /// commonest case), the request may be sent again (an idempotent method, or
+    /// commonest case; not a connection opened for this hop, when the transport says so:
+    /// ``TransportFailure/connectionWasReused``), the request may be sent again (an idempotent method, or
     /// ``Request/allowsRetry``, and a body that can be read again: ``Request/isRetryable``), and
     /// the call was not cancelled. RFC 9110 §9.2.2 allows a client to do this for idempotent
     /// requests; libcurl, and so URLSession, already does it for reused connections, so every
@@ -188,7 +189,7 @@ public struct Exchange: Executor {
         guard !Task.isCancelled, hop.isRetryable, let error = error as? CourierError, case .transport(let failure) = error.cause else {
             return false
         }
-        return failure.kind == .connectionLost
+        return failure.kind == .connectionLost && failure.connectionWasReused != false
     }
 
     /// One hop through the hop middleware, then the transport.

@@ -11,8 +11,8 @@ import Foundation
 /// ``RetryPolicy/maxAttempts``; a quiet service can still retry its occasional failure. A retry
 /// the budget refuses is not made: the call ends with its last response or error, as when the
 /// attempts run out. (An attempt whose connection is lost before any answer is sent once more by
-/// the ``Exchange``, below the retry middleware: against an origin that resets every connection,
-/// each attempt costs two requests.)
+/// the ``Exchange`` when that connection had been reused, or its transport cannot tell:
+/// ``TransportFailure/connectionWasReused``.)
 ///
 /// Give one budget to the ``RetryMiddleware`` of an executor (or of several executors that call
 /// the same services):

@@ -10,6 +10,7 @@ struct LostConnectionTests {
     private struct Flaky: Transport {
         let failures: Int
         var kind: TransportFailure.Kind = .connectionLost
+        var reused: Bool? = nil
         let sends = Locked(0)
 
         func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
@@ -18,7 +19,9 @@ struct LostConnectionTests {
                 return count
             }
             if attempt <= failures {
-                throw CourierError(.transport(TransportFailure(kind, message: "the connection closed before the response arrived")))
+                var failure = TransportFailure(kind, message: "the connection closed before the response arrived")
+                failure.connectionWasReused = reused
+                throw CourierError(.transport(failure))
             }
             return StreamedResponse(head: Response(status: 200, headers: [:], body: Data(), url: try request.validatedURL()), body: ByteStream(Data("ok".utf8)))
         }
@@ -32,6 +35,16 @@ struct LostConnectionTests {
         let response = try await Exchange(transport: transport).send(method |> url(Self.items))
         #expect(response.status == 200)
         #expect(transport.sends.withLock { $0 } == 2)
+    }
+
+    /// A transport that says the lost connection was opened for this hop (a server resetting new
+    /// connections, not closing an idle one) gets no resend: an origin that resets everything is
+    /// not made to take each attempt twice. Kept-alive (or unknown) connections still get one.
+    @Test(arguments: [(false, 1), (true, 2), (nil, 2)] as [(Bool?, Int)])
+    func aHopLostOnAConnectionOpenedForItIsNotSentAgain(reused: Bool?, sends: Int) async throws {
+        let transport = Flaky(failures: 1, reused: reused)
+        _ = try? await Exchange(transport: transport).send(.get |> url(Self.items))
+        #expect(transport.sends.withLock { $0 } == sends)
     }
 
     @Test func onlyOnceWhateverTheServerDoes() async throws {

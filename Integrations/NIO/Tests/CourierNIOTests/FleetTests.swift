@@ -78,6 +78,29 @@ struct FleetTests {
         print("fleet: a 503 origin received \(without) requests for \(calls) calls without a budget, \(with) with one (20%)")
     }
 
+    /// An origin that resets every connection before answering: the exchange does not send a hop
+    /// again when the connection it lost was opened for it, so each attempt costs one request.
+    @Test func aRetryBudgetAlsoHoldsAnOriginThatResetsEveryConnection() async throws {
+        let calls = Self.callers * Self.callsEach
+        let transport = try NIOTransport()
+        defer { Task { await transport.shutdown() } }
+        let unbudgeted = try await Self.origin("reset")
+        let plain = await Self.run(NIOExecutor(transport: transport).with(RetryMiddleware(policy: Self.retrying)), url: unbudgeted.url)
+        #expect(plain.allSatisfy {
+            if case .failure(let error) = $0, case .transport(let failure) = error.cause { return failure.kind == .connectionLost }
+            return false
+        })
+        let without = try await Self.requests(key: unbudgeted.key)
+        #expect(without == calls * 3, "three attempts a call, one request each")
+
+        let budgeted = try await Self.origin("reset")
+        let budget = RetryBudget(ratio: 0.2, minimumPerSecond: 0)
+        _ = await Self.run(NIOExecutor(transport: transport).with(RetryMiddleware(policy: Self.retrying, budget: budget)), url: budgeted.url)
+        let with = try await Self.requests(key: budgeted.key)
+        #expect(Double(with) / Double(calls) <= 1.2, "\(with) requests for \(calls) calls")
+        print("fleet: an origin resetting every connection received \(without) requests for \(calls) calls without a budget, \(with) with one")
+    }
+
     @Test func aCircuitBreakerStopsTheLoadWhileTheOriginFailsAndLetsItBackWhenItRecovers() async throws {
         let calls = Self.callers * Self.callsEach
         let transport = try NIOTransport()

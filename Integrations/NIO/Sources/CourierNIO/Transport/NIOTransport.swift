@@ -87,8 +87,13 @@ public final class NIOTransport: Transport {
             throw NIOErrors.courierError(for: error, request: request)
         }
         let call: HTTP1Call
+        // Whether the hop's HTTP/1.1 connection carried earlier hops: a lost one is sent again
+        // only then. HTTP/2 says itself that a stream was not processed (REFUSED_STREAM, a GOAWAY
+        // below it), which makes a resend safe however old the connection: not marked.
+        let reused: Bool?
         switch lease {
         case .http1(let connection, let isNew):
+            reused = !isNew
             if let timings = options.timings { Self.record(connection.channel, isNew: isNew, protocol: "http/1.1", in: timings) }
             var head = head
             if let proxy = connection.forwardingProxy {
@@ -102,13 +107,14 @@ public final class NIOTransport: Transport {
             let pool = self.pool
             call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(connection, reusable: reusable) }
         case .http2(let connection, let isNew):
+            reused = nil
             if let timings = options.timings { Self.record(connection.channel, isNew: isNew, protocol: "h2", in: timings) }
             let stream: any Channel
             let handler: NIOLoopBound<HTTP1Handler>
             do {
                 (stream, handler) = try await connection.openStream().handedOver()
             } catch {
-                throw NIOErrors.courierError(for: error, request: request)
+                throw Self.lost(NIOErrors.courierError(for: error, request: request), reused: reused)
             }
             call = HTTP1Call(
                 head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
@@ -124,7 +130,7 @@ public final class NIOTransport: Transport {
                 call.cancel()
             }
         } catch {
-            throw NIOErrors.courierError(for: error, request: request)
+            throw Self.lost(NIOErrors.courierError(for: error, request: request), reused: reused)
         }
         let headers = answer.head.headers
         let response = Response(
@@ -138,6 +144,16 @@ public final class NIOTransport: Transport {
         case .streaming(let pieces):
             return StreamedResponse(head: response, body: reader.stream(pieces, bufferLimit: options.bufferLimit))
         }
+    }
+
+    /// `error` saying, when it is a lost connection, whether that connection had carried earlier
+    /// hops (``/Courier/TransportFailure/connectionWasReused``).
+    private static func lost(_ error: CourierError, reused: Bool?) -> CourierError {
+        guard let reused, case .transport(var failure) = error.cause, failure.kind == .connectionLost else { return error }
+        failure.connectionWasReused = reused
+        var marked = error
+        marked.cause = .transport(failure)
+        return marked
     }
 
     /// Records the connection a hop was lent: opened for it or reused, its protocol, its peer.
