@@ -212,4 +212,7 @@ struct Origin: Hashable {
         self.host = host
         self.port = url.port ?? (scheme == "https" ? 443 : 80)
     }
+
+    /// `https://api.example.com:443`: the key the retry budget and the circuit breaker count by.
+    var key: String { "\(scheme)://\(host):\(port)" }
 }

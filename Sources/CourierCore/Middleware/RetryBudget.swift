@@ -43,7 +43,7 @@ public final class RetryBudget: Sendable {
         var retries = 0
     }
 
-    private struct Origin {
+    private struct Tally {
         var slices: [Slice] = []
         var lastSlice: Int64 = 0
 
@@ -67,7 +67,7 @@ public final class RetryBudget: Sendable {
 
     private let clock: ElapsedClock
     private let sliceLength: Duration
-    private let origins = Locked<[String: Origin]>([:])
+    private let origins = Locked<[String: Tally]>([:])
 
     /// Creates a budget.
     /// - Parameters:
@@ -94,7 +94,7 @@ public final class RetryBudget: Sendable {
         let key = Self.origin(of: request)
         let slice = currentSlice()
         origins.withLock { origins in
-            var origin = origins[key] ?? Origin()
+            var origin = origins[key] ?? Tally()
             origin.drop(before: slice - 9)
             origin.add(calls: 1, in: slice)
             origins[key] = origin
@@ -110,7 +110,7 @@ public final class RetryBudget: Sendable {
         let slice = currentSlice()
         let floor = minimumPerSecond * window.seconds
         return origins.withLock { origins in
-            var origin = origins[key] ?? Origin()
+            var origin = origins[key] ?? Tally()
             origin.drop(before: slice - 9)
             let allowed = Double(origin.retries + 1) <= floor + ratio * Double(origin.calls)
             if allowed { origin.add(retries: 1, in: slice) }
@@ -139,7 +139,7 @@ public final class RetryBudget: Sendable {
     }
 
     /// Drops origins idle for a whole window, then, if still too many, the one idle longest.
-    private func forgetQuietest(_ origins: inout [String: Origin], keeping key: String, now slice: Int64) {
+    private func forgetQuietest(_ origins: inout [String: Tally], keeping key: String, now slice: Int64) {
         origins = origins.filter { $0.key == key || $0.value.lastSlice >= slice - 9 }
         while origins.count > Self.maximumOrigins {
             guard let quietest = origins.filter({ $0.key != key }).min(by: { $0.value.lastSlice < $1.value.lastSlice })?.key else { return }
@@ -147,16 +147,14 @@ public final class RetryBudget: Sendable {
         }
     }
 
-    /// `https://api.example.com:443`: scheme, host and port, lowercased; the whole URL string
-    /// when it has no host.
+    /// `https://api.example.com:443`: the request's origin (`Origin`, as the redirect policy
+    /// compares them); the URL as written when it has none (not http or https).
     static func origin(of request: Request) -> String {
         // The base URL holds the origin (and is there already); the whole URL is rendered only
         // for a request built without one.
-        guard let url = request.baseURL?.host != nil ? request.baseURL : request.url, let host = url.host?.lowercased() else {
-            return request.baseURL?.absoluteString ?? ""
-        }
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
-        return "\(scheme)://\(host):\(port)"
+        let url: URL? = request.baseURL?.host != nil ? request.baseURL : request.url
+        guard let url else { return "" }
+        if let origin = Origin(url) { return origin.key }
+        return url.absoluteString
     }
 }
