@@ -148,13 +148,15 @@ public final class RetryBudget: Sendable {
     }
 
     /// `https://api.example.com:443`: the request's origin (`Origin`, as the redirect policy
-    /// compares them); the URL as written when it has none (not http or https).
+    /// compares them). A URL without one (not http or https, no host) is counted as its scheme
+    /// and host alone: never its user, path or query, which an error names.
     static func origin(of request: Request) -> String {
         // The base URL holds the origin (and is there already); the whole URL is rendered only
         // for a request built without one.
         let url: URL? = request.baseURL?.host != nil ? request.baseURL : request.url
-        guard let url else { return "" }
+        guard let url else { return "(no origin)" }
         if let origin = Origin(url) { return origin.key }
-        return url.absoluteString
+        let scheme = url.scheme?.lowercased() ?? ""
+        return "\(scheme)://\(url.host?.lowercased() ?? "")"
     }
 }

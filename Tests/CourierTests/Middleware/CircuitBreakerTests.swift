@@ -159,6 +159,20 @@ struct CircuitBreakerTests {
         #expect(breaker.state(for: Self.a) == .closed)
     }
 
+    @Test func anOriginIsNamedByItsSchemeHostAndPortNeverItsUserPathOrQuery() async throws {
+        let breaker = CircuitBreaker(policy: .init(failureRatio: 1, minimumCalls: 1), clock: ManualClock())
+        for address in ["https://user:s3cret@API.test/items?token=s3cret", "http://user:s3cret@api.test:80/items?access_token=s3cret"] {
+            let failing = InMemoryExecutor { _ in .status(500) }.with(breaker)
+            _ = try? await failing.stream(.get |> url(address))
+            let error = await #expect(throws: CourierError.self) { _ = try await failing.stream(.get |> url(address)) }
+            let reason = try #require(Self.circuitOpen(error), "\(address): \(String(describing: error))")
+            #expect(!reason.origin.contains("s3cret") && !reason.origin.contains("user"), "\(reason.origin)")
+            #expect(!"\(String(describing: error))".contains("s3cret"))
+        }
+        #expect(breaker.state(for: .get |> url("https://api.test:443/other")) == .open, "the default port and case are one origin")
+        #expect(breaker.state(for: .get |> url("http://api.test/")) == .open)
+    }
+
     @Test func hostileSettingsAreClampedAndOriginsBounded() async throws {
         let policy = CircuitBreaker.Policy(
             failureRatio: .nan, minimumCalls: -3, window: .seconds(-1), breakDuration: .seconds(-5), trialCalls: 0)
