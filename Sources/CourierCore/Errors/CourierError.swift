@@ -74,6 +74,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// failures (or half open with its trial calls under way). The reason says when a call
         /// may go again.
         case circuitOpen(CircuitOpen)
+        /// The call was not sent: the server's rate limit for its origin (its `RateLimit` or
+        /// `X-RateLimit-*` fields, or a `Retry-After` on a 429 or 503) would have kept it waiting
+        /// longer than ``ServerPacing`` allows. The reason says when a call may go again.
+        case rateLimited(RateLimited)
     }
 
     /// What went wrong.
@@ -184,6 +188,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         case .fileFailure(let message):
             text = "download file failure: \(message)"
         case .circuitOpen(let reason):
+            text = "not sent: \(reason)"
+        case .rateLimited(let reason):
             text = "not sent: \(reason)"
         case .slowConsumer(let limit):
             text = "the stream's reader fell too far behind (memory buffer of \(limit) bytes and spill file full), "
@@ -321,6 +327,7 @@ extension CourierError {
         case .slowConsumer: "slowConsumer"
         case .fileFailure: "fileFailure"
         case .circuitOpen: "circuitOpen"
+        case .rateLimited: "rateLimited"
         }
     }
 }

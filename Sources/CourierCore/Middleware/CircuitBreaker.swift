@@ -23,6 +23,9 @@ import Foundation
 /// let api = URLSessionExecutor().with(RetryMiddleware(), breaker)
 /// ```
 ///
+/// Every change of state and every refused call is a ``ResilienceEvent`` (logged, counted and
+/// traced by the observing middleware outside it), and goes to `onTransition` as well.
+///
 /// One breaker is shared by every call that uses it (it is a reference); memory stays bounded (at
 /// most ``maximumOrigins`` origins, closed and quiet ones forgotten first).
 public final class CircuitBreaker: Middleware {
@@ -178,6 +181,7 @@ public final class CircuitBreaker: Middleware {
         report(changes)
         switch admission {
         case .refuse(let retryAfter):
+            ResilienceEvent.report(ResilienceEvent(.circuitRejected, origin: origin, delay: retryAfter))
             throw CourierError(.circuitOpen(CircuitOpen(origin: origin, retryAfter: retryAfter)), request: request)
         case .proceed(let trial):
             do {
@@ -261,8 +265,16 @@ public final class CircuitBreaker: Middleware {
     }
 
     private func report(_ changes: [Transition]) {
-        guard let onTransition else { return }
-        for change in changes { onTransition(change) }
+        for change in changes {
+            onTransition?(change)
+            let kind: ResilienceEvent.Kind
+            switch change.to {
+            case .open: kind = .circuitOpened
+            case .halfOpen: kind = .circuitHalfOpened
+            case .closed: kind = .circuitClosed
+            }
+            ResilienceEvent.report(ResilienceEvent(kind, origin: change.origin))
+        }
     }
 
     /// Drops closed origins first, the one used longest ago; an open one only when all are.

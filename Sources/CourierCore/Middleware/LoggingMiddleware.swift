@@ -34,6 +34,10 @@ public struct LoggingMiddleware: Middleware {
             /// unread by its reader, or failed with ``Event/error`` (``Event/ending`` says which).
             /// ``Event/streamedBytes`` says how much the reader took.
             case streamEnded
+            /// A resilience middleware inside this one decided something for the request
+            /// (``Event/resilience`` says what): a breaker opened or refused it, a retry budget
+            /// ran out, a hedge was sent or won, a rate limit made it wait, a fault was injected.
+            case resilience
         }
 
         /// What happened.
@@ -57,6 +61,8 @@ public struct LoggingMiddleware: Middleware {
         /// The response body as logged (capped, redacted, or a summary), when bodies are on. For
         /// a stream, the start of the body, in the ``Kind/streamEnded`` event.
         public var responseBody: String?
+        /// For ``Kind/resilience``: what was decided.
+        public var resilience: ResilienceEvent?
         /// For ``Kind/streamEnded``: the body bytes the reader took.
         public var streamedBytes: Int?
         /// For ``Kind/streamEnded``: how reading the body ended. A body its reader stopped
@@ -109,6 +115,8 @@ public struct LoggingMiddleware: Middleware {
                     return "⇣ \(line)\(elapsed), \(read))"
                 }
                 return "⇣ \(line)\(elapsed), \(bytes) bytes streamed)"
+            case .resilience:
+                return "⚑ \(line): \(resilience?.description ?? "resilience event")"
             }
         }
 
@@ -254,8 +262,14 @@ public struct LoggingMiddleware: Middleware {
     public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         let exchange = begin(request)
         let streamed: StreamedResponse
+        let sink = self.sink
         do {
-            streamed = try await next(request)
+            // The decisions of the resilience middleware inside this one, logged with the call.
+            streamed = try await ResilienceEvent.observing({ decided in
+                var event = exchange.event(.resilience)
+                event.resilience = decided
+                sink(event)
+            }) { try await next(request) }
         } catch {
             sink(exchange.failure(error, request: request))
             throw error
@@ -280,7 +294,6 @@ public struct LoggingMiddleware: Middleware {
         if case .on(let maxBytes) = bodies { cap = Self.window(forCap: max(0, maxBytes)) } else { cap = 0 }
         let seen = Locked((count: 0, start: Data()))
         let type = streamed.headers[.contentType]
-        let sink = self.sink
         let logBody: @Sendable (Data, Int) -> String? = { [self] body, total in
             logged(body, type: type, redactor: exchange.redactor, request: request, total: total)
         }

@@ -65,6 +65,11 @@ public final class RetryBudget: Sendable {
         var retries: Int { slices.reduce(0) { $0 + $1.retries } }
     }
 
+    /// The budget whose ``recordCall(_:)`` a ``RetryMiddleware`` already made for the current
+    /// call, so that a ``HedgingMiddleware`` inside it sharing the budget does not count the call
+    /// twice.
+    @TaskLocal static var recordedCall: ObjectIdentifier?
+
     private let clock: ElapsedClock
     private let sliceLength: Duration
     private let origins = Locked<[String: Tally]>([:])

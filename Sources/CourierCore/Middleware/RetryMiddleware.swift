@@ -144,9 +144,14 @@ public struct RetryMiddleware: Middleware {
     /// - Returns: The first acceptable response, or the last one.
     /// - Throws: The last error, or `CancellationError`.
     public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
+        guard let budget else { return try await send(request, next: next) }
+        budget.recordCall(request)
+        return try await RetryBudget.$recordedCall.withValue(ObjectIdentifier(budget)) { try await send(request, next: next) }
+    }
+
+    private func send(_ request: Request, next: Next) async throws -> StreamedResponse {
         let start = clock.now
         var attempt = 1
-        budget?.recordCall(request)
         while true {
             let outcome: Result<StreamedResponse, any Error>
             do {
@@ -161,7 +166,10 @@ public struct RetryMiddleware: Middleware {
                 return try outcome.get()
             }
             // Last: a retry that will not be made takes nothing from the budget.
-            if let budget, !budget.withdrawRetry(for: request) { return try outcome.get() }
+            if let budget, !budget.withdrawRetry(for: request) {
+                ResilienceEvent.report(ResilienceEvent(.retryBudgetExhausted, origin: RetryBudget.origin(of: request)))
+                return try outcome.get()
+            }
             // The next attempt supersedes this response: stop its transfer now.
             try? outcome.get().body.cancel()
             try await clock.sleep(for: wait)
@@ -172,22 +180,7 @@ public struct RetryMiddleware: Middleware {
     /// One attempt, stopped when it runs past ``RetryPolicy/attemptTimeout``.
     private func attempt(_ request: Request, next: Next) async throws -> StreamedResponse {
         guard let limit = policy.attemptTimeout else { return try await next(request) }
-        let clock = self.clock
-        // The group ends (its tasks awaited) before this function returns: `next` does not escape.
-        return try await withoutActuallyEscaping(next) { next in
-            try await withThrowingTaskGroup(of: StreamedResponse?.self) { group in
-                group.addTask { try await next(request) }
-                group.addTask {
-                    try await clock.sleep(for: limit)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw CancellationError() }
-                // Out of time: the attempt is cancelled (cancelAll) and counts as a timeout.
-                guard let response = first else { throw CourierError(.timedOut, request: request) }
-                return response
-            }
-        }
+        return try await AttemptTimeoutMiddleware(limit, elapsed: clock).intercept(request, next: next)
     }
 
     /// The wait before the next attempt, or `nil` when the outcome is not retryable.

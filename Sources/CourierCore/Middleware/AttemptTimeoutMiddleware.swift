@@ -1,0 +1,73 @@
+import Foundation
+
+/// Stops an attempt that has not received its response head within a time limit, and fails it
+/// as ``CourierError/Cause/timedOut`` (transient: a ``RetryMiddleware`` outside retries it, a
+/// ``CircuitBreaker`` outside counts it as a failure).
+///
+/// ``RetryPolicy/attemptTimeout`` does the same around each of the retry's attempts; use this
+/// middleware instead to put the limit *inside* a circuit breaker, so that the breaker sees a
+/// timeout (which counts) and not a cancellation (which does not), as ``ResilienceStack`` does:
+///
+/// ```swift
+/// let api = InMemoryExecutor.scripted([], then: .status(200))
+///     .with(RetryMiddleware(), CircuitBreaker(), AttemptTimeoutMiddleware(.seconds(2)))
+/// ```
+///
+/// The limit covers the head only: a body streamed after it is governed by the request's own
+/// ``Request/timeout`` (idle time) and ``Request/deadline``.
+public struct AttemptTimeoutMiddleware: Middleware {
+    /// The longest an attempt may wait for its response head (0 to a year; values outside are
+    /// clamped).
+    public let limit: Duration
+    private let clock: ElapsedClock
+
+    /// Creates the middleware.
+    /// - Parameters:
+    ///   - limit: The longest an attempt may wait for its response head.
+    ///   - clock: The clock the limit runs on: `ContinuousClock` by default, a ``ManualClock``
+    ///     in tests.
+    public init(_ limit: Duration, clock: some Clock<Duration> = ContinuousClock()) {
+        self.limit = Self.clamped(limit)
+        self.clock = ElapsedClock(clock)
+    }
+
+    init(_ limit: Duration, elapsed clock: ElapsedClock) {
+        self.limit = Self.clamped(limit)
+        self.clock = clock
+    }
+
+    static func clamped(_ limit: Duration) -> Duration {
+        Swift.min(Swift.max(limit, .zero), .seconds(Request.maximumInterval))
+    }
+
+    /// Sends the request, failing it as a timeout when its head is later than ``limit``.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - next: The rest of the chain.
+    /// - Returns: The response.
+    /// - Throws: ``CourierError/Cause/timedOut`` when the limit passed, or what the chain throws.
+    public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
+        let clock = self.clock
+        let limit = self.limit
+        // The group ends (its tasks awaited) before this function returns: `next` does not escape.
+        return try await withoutActuallyEscaping(next) { next in
+            try await withThrowingTaskGroup(of: StreamedResponse?.self) { group in
+                group.addTask { try await next(request) }
+                group.addTask {
+                    try await clock.sleep(for: limit)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw CancellationError() }
+                // Out of time: the attempt is cancelled (cancelAll) and counts as a timeout.
+                guard let response = first else {
+                    // An answer that lands as the limit passes is dropped: stop its transfer.
+                    group.cancelAll()
+                    while let late = try? await group.next() { late?.body.cancel() }
+                    throw CourierError(.timedOut, request: request)
+                }
+                return response
+            }
+        }
+    }
+}
