@@ -14,6 +14,10 @@ extension LoggingMiddleware {
         /// A request that failed, or a stream that ended with an error; `.debug` by default (the
         /// caller receives the error and decides how loud it is, as libraries should).
         public var failure: Logger.Level
+        /// A decision of the resilience middleware inside the logging (a breaker opened, a
+        /// budget ran out, a hedge, a rate-limit wait, an injected fault); `.info` by default,
+        /// since it tells how the service it calls is doing.
+        public var resilience: Logger.Level = .info
 
         /// Creates the levels.
         /// - Parameters:
@@ -44,7 +48,8 @@ extension LoggingMiddleware {
     /// | `courier.cache.status` | `hit`, `revalidated`, `stale` or `miss`, when an ``/Courier/HTTPCache`` answered or passed it |
     /// | `http.client.request.duration` | seconds from sending to this event |
     /// | `error.type` | ``/Courier/CourierError/errorType`` (failures) |
-    /// | `courier.event` | `request`, `response`, `stream_ended` or `failure` |
+    /// | `courier.event` | `request`, `response`, `stream_ended`, `failure` or `resilience` |
+    /// | `courier.resilience.event`, `.origin`, `.delay`, `.attempt`, `.detail` | a resilience middleware's decision (``/Courier/ResilienceEvent``), for `resilience` events |
     /// | `courier.stream.ending` | `complete`, `abandoned` (the reader stopped or dropped the body: not a failure) or `failed` (stream ends) |
     /// | `courier.operation_id` | the request's ``/Courier/Request/operationID`` (an OpenAPI operation), when set |
     /// | `courier.request.body`, `courier.response.body` | the body as logged, when `bodies` is on |
@@ -66,6 +71,7 @@ extension LoggingMiddleware {
             case .response: level = levels.response
             case .streamEnded: level = event.error == nil ? levels.streamEnded : levels.failure
             case .failure: level = levels.failure
+            case .resilience: level = levels.resilience
             // A kind a later Courier adds: logged as a response is.
             @unknown default: level = levels.response
             }
@@ -108,6 +114,15 @@ extension LoggingMiddleware {
         case let other?: metadata["courier.stream.ending"] = "\(other)"
         case nil: break
         }
+        if let decided = event.resilience {
+            metadata["courier.resilience.event"] = "\(decided.kind.rawValue)"
+            metadata["courier.resilience.origin"] = "\(decided.origin)"
+            if let delay = decided.delay {
+                metadata["courier.resilience.delay"] = "\(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)"
+            }
+            if let attempt = decided.attempt { metadata["courier.resilience.attempt"] = "\(attempt)" }
+            if let detail = decided.detail { metadata["courier.resilience.detail"] = "\(detail)" }
+        }
         if let body = event.requestBody { metadata["courier.request.body"] = "\(body)" }
         if let body = event.responseBody { metadata["courier.response.body"] = "\(body)" }
         return metadata
@@ -119,6 +134,7 @@ extension LoggingMiddleware {
         case .response: "response"
         case .streamEnded: "stream_ended"
         case .failure: "failure"
+        case .resilience: "resilience"
         @unknown default: "\(kind)"
         }
     }

@@ -46,6 +46,18 @@ struct LoggerSinkTests {
         #expect(response["http.request.resend_count"] == nil)
     }
 
+    @Test func aBreakerOpeningIsLoggedAtInfoWithTheOriginAndNoSecret() async throws {
+        let (logger, handler) = Self.logger()
+        let breaker = CircuitBreaker(policy: .init(failureRatio: 1, minimumCalls: 1))
+        let server = InMemoryExecutor.scripted([], then: .status(503))
+        _ = try await server.with(breaker).with(LoggingMiddleware(logger: logger)).send(Self.request)
+        let decided = try #require(handler.entries.first { $0.metadata["courier.event"] == "resilience" })
+        #expect(decided.level == .info)
+        #expect(decided.metadata["courier.resilience.event"] == "circuit_opened")
+        #expect(decided.metadata["courier.resilience.origin"] == "https://api.test:8443")
+        for secret in ["q-s3cr3t", "b3arer", "k3y", "pa55"] { #expect(!Self.everything(handler).contains(secret)) }
+    }
+
     @Test func aResponseThatWentThroughTheCacheSaysHow() async throws {
         let (logger, handler) = Self.logger()
         let server = InMemoryExecutor.scripted([], then: .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("c".utf8)))

@@ -16,6 +16,8 @@ import Foundation
 /// | `courier.client.connect.duration` | `Timer` (seconds) | opening a connection (TCP, and a proxy's tunnel) |
 /// | `courier.client.tls.handshake.duration` | `Timer` (seconds) | the TLS handshake of a new connection |
 /// | `courier.client.time_to_first_byte` | `Timer` (seconds) | from the hop's start to its response head |
+/// | `courier.client.resilience.events` | `Counter` | decisions of the resilience middleware inside it (``/Courier/ResilienceEvent``), by `courier.resilience.event`: `circuit_opened`, `circuit_half_opened`, `circuit_closed`, `circuit_rejected`, `retry_budget_exhausted`, `hedge_sent`, `hedge_won`, `paced`, `rate_limited`, `fault_injected` |
+/// | `courier.client.rate_limit.wait` | `Timer` (seconds) | how long a call waited for a server's rate limit (``/Courier/ServerPacing``) |
 ///
 /// The phase metrics come from the hop's ``/Courier/HopTimings`` (the middleware asks the exchange
 /// to record them): a transport that does not report a phase records none of it, and a reused
@@ -83,7 +85,9 @@ public struct MetricsMiddleware: HopTimingsObserver {
         }
         let response: StreamedResponse
         do {
-            response = try await next(request)
+            response = try await ResilienceEvent.observing({ event in Self.record(event, dimensions: base, factory: factory) }) {
+                try await next(request)
+            }
         } catch {
             finishing(base, nil, CourierError.wrapping(error, request: request), nil, nil)
             throw error
@@ -105,6 +109,18 @@ public struct MetricsMiddleware: HopTimingsObserver {
         // A body its reader left unread is not a failure: the request counts by its status.
         observed.body = response.body.counting { ending, bytes in finish(status, ending.error, bytes, cache) }
         return observed
+    }
+
+    /// A resilience middleware's decision: counted by kind, and a pacing wait timed.
+    private static func record(_ event: ResilienceEvent, dimensions: [(String, String)], factory: any MetricsFactory) {
+        Counter(
+            label: "courier.client.resilience.events", dimensions: dimensions + [("courier.resilience.event", event.kind.rawValue)],
+            factory: factory
+        ).increment()
+        if event.kind == .paced, let delay = event.delay {
+            Timer(label: "courier.client.rate_limit.wait", dimensions: dimensions, preferredDisplayUnit: .seconds, factory: factory)
+                .recordNanoseconds(delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        }
     }
 
     /// The phases of the hop the response came by, each a timer of its own.

@@ -38,6 +38,27 @@ struct MetricsMiddlewareTests {
         #expect(try metrics.expectMeter("http.client.active_requests", Self.base).lastValue == 0)
     }
 
+    @Test func resilienceDecisionsInsideAreCountedByKindAndPacingWaitsTimed() async throws {
+        let metrics = TestMetrics()
+        let clock = ManualClock()
+        let breaker = CircuitBreaker(policy: .init(failureRatio: 1, minimumCalls: 1, breakDuration: .seconds(60)), clock: clock)
+        let pacing = ServerPacing(clock: clock)
+        let server = InMemoryExecutor.scripted(
+            [.status(500, headers: ["Retry-After": "2", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "2"])], then: .status(200))
+        let executor = server.with(ResilienceStack(pacing: pacing, breaker: breaker)).with(MetricsMiddleware(factory: metrics))
+        _ = try await executor.send(Self.request)
+        // Paced for 2 s, then refused by the open breaker.
+        let call = Task { try await executor.send(Self.request) }
+        try await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(2))
+        _ = try? await call.value
+        for kind in ["circuit_opened", "paced", "circuit_rejected"] {
+            let counter = try metrics.expectCounter("courier.client.resilience.events", Self.base + [("courier.resilience.event", kind)])
+            #expect(counter.totalValue == 1, "\(kind)")
+        }
+        #expect(try metrics.expectTimer("courier.client.rate_limit.wait", Self.base).values == [2_000_000_000])
+    }
+
     @Test func aResponseThatWentThroughTheCacheSaysHow() async throws {
         let metrics = TestMetrics()
         let server = InMemoryExecutor.scripted([], then: .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("c".utf8)))

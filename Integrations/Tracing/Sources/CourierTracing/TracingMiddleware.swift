@@ -23,6 +23,12 @@ import Tracing
 ///   `queued.start`/`queued.end` (waiting for a pooled connection), `dns.start`/`dns.end`,
 ///   `connect.start`/`connect.end`, `tls.start`/`tls.end`, `request.started`, `request.sent`,
 ///   `response.first_byte` and `response.body_end`.
+/// - The decisions of the resilience middleware inside it (``/Courier/ResilienceEvent``), as span
+///   events `courier.resilience.circuit_opened`, `…circuit_half_opened`, `…circuit_closed`,
+///   `…circuit_rejected`, `…retry_budget_exhausted`, `…hedge_sent`, `…hedge_won`, `…paced`,
+///   `…rate_limited` and `…fault_injected`, with `courier.resilience.origin` and, when they apply,
+///   `courier.resilience.delay` (seconds), `courier.resilience.attempt` and
+///   `courier.resilience.detail`.
 /// - The span ends with the response body: at once for a body in hand, when the reader is done
 ///   with a streamed one (never buffered to find out).
 /// - Injection replaces any trace header the request already has, so a request never carries two
@@ -66,7 +72,9 @@ public struct TracingMiddleware: HopTimingsObserver {
         traced.headers = headers
         let response: StreamedResponse
         do {
-            response = try await InstrumentationContext.withValue(span.context) { try await next(traced) }
+            response = try await InstrumentationContext.withValue(span.context) {
+                try await ResilienceEvent.observing({ event in Self.record(event, on: span) }) { try await next(traced) }
+            }
         } catch {
             let failure = CourierError.wrapping(error, request: request)
             span.attributes["error.type"] = failure.errorType
@@ -109,6 +117,19 @@ public struct TracingMiddleware: HopTimingsObserver {
             span.end()
         }
         return observed
+    }
+
+    /// A resilience middleware's decision inside the span, as an event named
+    /// `courier.resilience.<kind>` with the origin and, when it has them, the delay and attempt.
+    private static func record(_ event: ResilienceEvent, on span: any Span) {
+        var attributes = SpanAttributes()
+        attributes["courier.resilience.origin"] = event.origin
+        if let delay = event.delay {
+            attributes["courier.resilience.delay"] = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        }
+        if let attempt = event.attempt { attributes["courier.resilience.attempt"] = attempt }
+        if let detail = event.detail { attributes["courier.resilience.detail"] = detail }
+        span.addEvent(SpanEvent(name: "courier.resilience.\(event.kind.rawValue)", attributes: attributes))
     }
 
     /// The hop's connection as attributes, and its phases as events at the moments they happened.

@@ -21,6 +21,36 @@ struct TracingMiddlewareTests {
         #expect(tracer.finishedSpans.map { $0.attributes["courier.cache.status"]?.toSpanAttribute() } == ["miss", "hit"])
     }
 
+    @Test func hedgesInsideTheSpanAreEventsOfIt() async throws {
+        let tracer = InMemoryTracer()
+        let clock = ManualClock()
+        actor First {
+            var pending = true
+            func take() -> Bool {
+                defer { pending = false }
+                return pending
+            }
+        }
+        let first = First()
+        let server = InMemoryExecutor(clock: clock) { _ in
+            let slow = await first.take()
+            try await clock.sleep(for: slow ? .seconds(10) : .milliseconds(5))
+            return .status(200)
+        }
+        let executor = server.with(HedgingMiddleware(delay: .fixed(.milliseconds(50)), clock: clock)).with(TracingMiddleware(tracer: tracer))
+        let call = Task { try await executor.send(.get |> url("https://api.test/items?token=s3cr3t")) }
+        try await clock.waitForSleepers(2)
+        clock.advance(by: .milliseconds(50))
+        try await clock.waitForSleepers(2)
+        clock.advance(by: .milliseconds(5))
+        _ = try await call.value
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(span.events.map(\.name).filter { $0.hasPrefix("courier.") } == ["courier.resilience.hedge_sent", "courier.resilience.hedge_won"])
+        #expect(span.events.first?.attributes["courier.resilience.origin"]?.toSpanAttribute() == "https://api.test:443")
+        #expect(span.events.first?.attributes["courier.resilience.attempt"]?.toSpanAttribute() == 2)
+        #expect(span.events.first?.attributes["courier.resilience.delay"]?.toSpanAttribute() == 0.05)
+    }
+
     @Test func aRequestGetsAClientSpanWithRedactedAttributes() async throws {
         let tracer = InMemoryTracer()
         let server = InMemoryExecutor.scripted([], then: .text("hello"))
