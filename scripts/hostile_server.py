@@ -33,15 +33,22 @@ Each path is one way a hostile or broken server can answer:
                      nameless values; then two good ones (good=1 with an Expires date, plain=2)
   /fleet?key=K       an origin for fleet tests, by the mode /fleet-mode?key=K&mode=M set for K:
                      "ok" (the default: 200 {"ok":true}), "503" (503, no body), "reset" (the
-                     connection closed with a reset, no answer); every /fleet request is counted,
-                     and /fleet-count?key=K says how many arrived ({"requests": N})
+                     connection closed with a reset, no answer), "hang" (no answer until the client
+                     goes, at most 30 s), "first-hangs" (the first request so, the others at once),
+                     "tail" (a slow tail: every 20th request answers after 1 s, the others at
+                     once); every /fleet request is counted, and /fleet-count?key=K says how many
+                     arrived, how many of the held ones the client gave up on by closing the
+                     connection, and how many held ones were answered
+                     ({"requests": N, "disconnects": D, "held_answered": A})
 Usage: python3 hostile_server.py PORT
 """
 import gzip
 import http.server
+import select
 import socket
 import struct
 import threading
+import time
 import zlib
 import json
 import sys
@@ -78,6 +85,9 @@ FLEET = {}
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # A head and a body are two writes: with Nagle's algorithm the body waits for the client's
+    # delayed acknowledgement of the head (40 ms on Linux), which would be every answer's latency.
+    disable_nagle_algorithm = True
 
     def send_body(self, status, body, headers=()):
         self.send_response(status)
@@ -199,20 +209,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
             query = urllib.parse.parse_qs(url.query)
             key = query.get("key", [""])[0]
             with LOCK:
-                origin = FLEET.setdefault(key, {"mode": "ok", "requests": 0})
+                origin = FLEET.setdefault(key, {"mode": "ok", "requests": 0, "disconnects": 0, "held_answered": 0})
                 if url.path == "/fleet-mode":
                     origin["mode"] = query.get("mode", ["ok"])[0]
                     mode = "control"
                 elif url.path == "/fleet-count":
                     mode = "count"
-                    count = origin["requests"]
+                    count = {key: origin[key] for key in ("requests", "disconnects", "held_answered")}
                 else:
                     origin["requests"] += 1
                     mode = origin["mode"]
+                    number = origin["requests"]
             if mode == "control":
                 self.send_body(204, b"")
             elif mode == "count":
-                self.send_body(200, json.dumps({"requests": count}).encode(), [("Content-Type", "application/json")])
+                self.send_body(200, json.dumps(count).encode(), [("Content-Type", "application/json")])
+            elif mode == "hang" or (mode == "first-hangs" and number == 1) or (mode == "tail" and number % 20 == 0):
+                if self.client_left_within(1.0 if mode == "tail" else 30.0):
+                    with LOCK:
+                        origin["disconnects"] += 1
+                    self.close_connection = True
+                else:
+                    with LOCK:
+                        origin["held_answered"] += 1
+                    self.send_body(200, b'{"ok":true}', [("Content-Type", "application/json")])
             elif mode == "503":
                 self.send_body(503, b"")
             elif mode == "reset":
@@ -235,6 +255,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.do_GET()
 
     do_PUT = do_POST
+
+    def client_left_within(self, seconds):
+        """Holds the answer up to `seconds`; True as soon as the client closes the connection."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            readable, _, _ = select.select([self.connection], [], [], left)
+            if readable:
+                try:
+                    if not self.connection.recv(1, socket.MSG_PEEK):
+                        return True
+                except OSError:
+                    return True
+                # Bytes of a next request: not a close; look again shortly.
+                time.sleep(min(left, 0.01))
 
     def drain_body(self):
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":

@@ -11,7 +11,7 @@ public enum ConformanceSuite {
     /// Every case.
     public static let cases: [ConformanceCase] =
         contract + redirects + hops + limits + time + cancellation + integrity + streaming + uploads + downloads
-        + events + cookies + caching + timings
+        + events + cookies + caching + timings + resilience
 
     /// The cases whose requirements `offered` covers.
     /// - Parameter offered: What the executor under test offers.

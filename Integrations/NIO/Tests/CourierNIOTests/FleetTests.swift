@@ -26,10 +26,37 @@ struct FleetTests {
         try #require(status == 204)
     }
 
-    static func requests(key: String) async throws -> Int {
-        struct Count: Decodable { var requests: Int }
+    struct Count: Decodable {
+        var requests: Int
+        var disconnects: Int
+    }
+
+    static func count(key: String) async throws -> Count {
         let hostile = try servers().hostile
-        return try await NIOExecutor.shared.send(.get |> url(hostile + "/fleet-count") |> query("key", key) |> decode(Count.self)).requests
+        return try await NIOExecutor.shared.send(.get |> url(hostile + "/fleet-count") |> query("key", key) |> decode(Count.self))
+    }
+
+    static func requests(key: String) async throws -> Int { try await count(key: key).requests }
+
+    /// Waits (on the server's count, not a guess at time) until every request the origin held was
+    /// given up on by its client.
+    static func disconnects(key: String, reaching expected: Int) async throws -> Int {
+        var seen = try await count(key: key).disconnects
+        while seen < expected {
+            try await Task.sleep(for: .milliseconds(20))
+            seen = try await count(key: key).disconnects
+        }
+        return seen
+    }
+
+    /// The latency below which `share` of `samples` lie.
+    static func percentile(_ share: Double, of samples: [Duration]) -> Duration {
+        let sorted = samples.sorted()
+        return sorted[min(sorted.count - 1, max(0, Int((share * Double(sorted.count)).rounded(.up)) - 1))]
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Every caller's calls, concurrently; the statuses or errors they ended with.
@@ -134,5 +161,118 @@ struct FleetTests {
         let recovered = await Self.run(executor, url: origin.url)
         #expect(recovered.allSatisfy { (try? $0.get()) == 200 }, "calls failed after the origin recovered")
         print("fleet: with a breaker, \(reached) of \(calls) calls' requests reached the failing origin; \(failedFast) failed at once")
+    }
+
+    /// An origin that stops answering: each attempt runs out of its own time (and is closed, which
+    /// the server sees), the budget keeps retries to a fifth of the calls, and the breaker, which
+    /// counts a timeout inside it as a failure, stops the load and lets it back after recovery.
+    @Test func anOriginThatStopsAnsweringTimesOutEachAttemptAndTheStackHoldsTheLoad() async throws {
+        let callsEach = 5
+        let calls = Self.callers * callsEach
+        let transport = try NIOTransport()
+        defer { Task { await transport.shutdown() } }
+        let limit = AttemptTimeoutMiddleware(.milliseconds(200))
+
+        let budgeted = try await Self.origin("hang")
+        let budget = RetryBudget(ratio: 0.2, minimumPerSecond: 0)
+        let retrying = NIOExecutor(transport: transport).with(
+            ResilienceStack(retry: RetryMiddleware(policy: Self.retrying, budget: budget), attemptTimeout: limit))
+        let outcomes = await withTaskGroup(of: [Result<Int, CourierError>].self) { group in
+            for _ in 0..<Self.callers {
+                group.addTask {
+                    var outcomes: [Result<Int, CourierError>] = []
+                    for _ in 0..<callsEach {
+                        do {
+                            outcomes.append(.success(try await retrying.send(.get |> url(budgeted.url)).status))
+                        } catch {
+                            outcomes.append(.failure(CourierError.wrapping(error, request: nil)))
+                        }
+                    }
+                    return outcomes
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(outcomes.allSatisfy { if case .failure(let error) = $0, case .timedOut = error.cause { true } else { false } })
+        let reached = try await Self.requests(key: budgeted.key)
+        #expect(Double(reached) / Double(calls) <= 1.2, "\(reached) requests for \(calls) calls")
+        // Every attempt that ran out of time closed its connection.
+        let closed = try await Self.disconnects(key: budgeted.key, reaching: reached)
+        #expect(closed == reached)
+
+        let origin = try await Self.origin("hang")
+        let breakDuration = Duration.milliseconds(200)
+        let breaker = CircuitBreaker(policy: .init(failureRatio: 0.5, minimumCalls: 20, breakDuration: breakDuration))
+        let guarded = NIOExecutor(transport: transport).with(
+            ResilienceStack(retry: RetryMiddleware(policy: Self.retrying), breaker: breaker, attemptTimeout: limit))
+        let guardedOutcomes = await Self.run(guarded, url: origin.url)
+        let failedFast = guardedOutcomes.filter {
+            if case .failure(let error) = $0, case .circuitOpen = error.cause { return true }
+            return false
+        }.count
+        let held = try await Self.requests(key: origin.key)
+        #expect(held <= 20 + Self.callers * 3, "\(held) requests reached the silent origin")
+        #expect(failedFast >= Self.callers * Self.callsEach - held)
+        try await Self.setMode("ok", hostile: try servers().hostile, key: origin.key)
+        try await Task.sleep(for: breakDuration)
+        #expect(try await guarded.send(.get |> url(origin.url)).status == 200)
+        #expect(breaker.state(for: .get |> url(origin.url)) == .closed)
+        print(
+            "fleet: a silent origin (200 ms per attempt) received \(reached) requests for \(calls) calls under a budget;"
+                + " with a breaker \(held) of \(Self.callers * Self.callsEach) calls' requests, \(failedFast) failed at once")
+    }
+
+    /// A server with a slow tail (one request in twenty takes a second): hedging after 50 ms takes
+    /// the slow calls out of the 99th percentile, within the retry budget, and every losing
+    /// attempt it cancels is closed. The percentiles are printed, not asserted: they measure the
+    /// machine as much as the middleware; the budget and the hedges are asserted.
+    @Test func hedgingTakesASlowTailOutOfTheNinetyNinthPercentileWithinTheBudget() async throws {
+        let calls = Self.callers * Self.callsEach
+        // Room for every caller and its hedge: with the default eight connections per host, the
+        // held requests fill the pool and the other calls (hedges included) wait in its line.
+        let transport = try NIOTransport(configuration: .init(connectionsPerHost: 2 * Self.callers))
+        defer { Task { await transport.shutdown() } }
+
+        func measure(_ executor: NIOExecutor, url address: String) async -> (latencies: [Duration], statuses: [Int], won: Int) {
+            let clock = ContinuousClock()
+            let won = NIOLockedValueBox(0)
+            let results = await withTaskGroup(of: [(Duration, Int)].self) { group in
+                for _ in 0..<Self.callers {
+                    group.addTask {
+                        var results: [(Duration, Int)] = []
+                        for _ in 0..<Self.callsEach {
+                            let start = clock.now
+                            let status = await ResilienceEvent.observing({ event in
+                                if event.kind == .hedgeWon { won.withLockedValue { $0 += 1 } }
+                            }) { (try? await executor.send(.get |> url(address)).status) ?? 0 }
+                            results.append((clock.now - start, status))
+                        }
+                        return results
+                    }
+                }
+                return await group.reduce(into: []) { $0 += $1 }
+            }
+            return (results.map(\.0), results.map(\.1), won.withLockedValue { $0 })
+        }
+
+        let plainOrigin = try await Self.origin("tail")
+        let plain = await measure(NIOExecutor(transport: transport), url: plainOrigin.url)
+        #expect(plain.statuses.allSatisfy { $0 == 200 })
+        #expect(try await Self.requests(key: plainOrigin.key) == calls)
+
+        let hedgedOrigin = try await Self.origin("tail")
+        let budget = RetryBudget(ratio: 0.2, minimumPerSecond: 0)
+        let hedging = HedgingMiddleware(delay: .fixed(.milliseconds(50)), budget: budget)
+        let hedged = await measure(NIOExecutor(transport: transport).with(hedging), url: hedgedOrigin.url)
+        #expect(hedged.statuses.allSatisfy { $0 == 200 })
+        let reached = try await Self.requests(key: hedgedOrigin.key)
+        #expect(Double(reached) / Double(calls) <= 1.2, "\(reached) requests for \(calls) calls")
+        #expect(hedged.won >= 1, "no hedge won against a one-second tail")
+        print(
+            "fleet: a slow tail (1 request in 20 takes 1 s), \(calls) calls: p50 \(Self.milliseconds(Self.percentile(0.5, of: plain.latencies))) ms,"
+                + " p99 \(Self.milliseconds(Self.percentile(0.99, of: plain.latencies))) ms without hedging;"
+                + " p50 \(Self.milliseconds(Self.percentile(0.5, of: hedged.latencies))) ms,"
+                + " p99 \(Self.milliseconds(Self.percentile(0.99, of: hedged.latencies))) ms hedged after 50 ms"
+                + " (\(reached) requests, \(hedged.won) hedges won)")
     }
 }
