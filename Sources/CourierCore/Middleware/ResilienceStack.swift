@@ -22,7 +22,7 @@ import Foundation
 /// ```swift
 /// let stack = ResilienceStack.server()
 /// let api = InMemoryExecutor.scripted([], then: .status(200))
-///     .with(stack)
+///     .with(resilience: stack)
 ///     .with(LoggingMiddleware { event in print(event) })   // outermost
 /// ```
 public struct ResilienceStack: Sendable {
@@ -101,7 +101,7 @@ extension Executor {
     /// after it, so that they are outside it).
     /// - Parameter stack: The stack.
     /// - Returns: The executor.
-    public func with(_ stack: ResilienceStack) -> Self {
+    public func with(resilience stack: ResilienceStack) -> Self {
         var copy = self
         copy.exchange.middleware.insert(contentsOf: stack.middleware, at: 0)
         return copy

@@ -32,7 +32,7 @@ struct ResilienceStackTests {
             retry: RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, baseDelay: .zero), clock: clock),
             breaker: breaker, attemptTimeout: AttemptTimeoutMiddleware(.seconds(1), clock: clock))
         let logged = Box([String]())
-        let executor = origin.with(stack).with(
+        let executor = origin.with(resilience: stack).with(
             LoggingMiddleware { event in if event.kind == .resilience { logged.withLock { $0.append(event.description) } } })
         let call = Task { try await executor.send(Self.get) }
         try await clock.waitForSleepers(2)  // the attempt and its timeout
@@ -54,7 +54,7 @@ struct ResilienceStackTests {
         let budget = RetryBudget(ratio: 0, minimumPerSecond: 0, clock: ManualClock())
         let events = Box([LoggingMiddleware.Event]())
         let executor = InMemoryExecutor.scripted([], then: .status(503))
-            .with(ResilienceStack(retry: RetryMiddleware(policy: RetryPolicy(baseDelay: .zero), budget: budget)))
+            .with(resilience: ResilienceStack(retry: RetryMiddleware(policy: RetryPolicy(baseDelay: .zero), budget: budget)))
             .with(LoggingMiddleware { event in events.withLock { $0.append(event) } })
         #expect(try await executor.send(Self.get).status == 503)
         let resilience = events.withLock { $0.filter { $0.kind == .resilience } }

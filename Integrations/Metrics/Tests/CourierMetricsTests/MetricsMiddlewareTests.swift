@@ -45,7 +45,7 @@ struct MetricsMiddlewareTests {
         let pacing = ServerPacing(clock: clock)
         let server = InMemoryExecutor.scripted(
             [.status(500, headers: ["Retry-After": "2", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "2"])], then: .status(200))
-        let executor = server.with(ResilienceStack(pacing: pacing, breaker: breaker)).with(MetricsMiddleware(factory: metrics))
+        let executor = server.with(resilience: ResilienceStack(pacing: pacing, breaker: breaker)).with(MetricsMiddleware(factory: metrics))
         _ = try await executor.send(Self.request)
         // Paced for 2 s, then refused by the open breaker.
         let call = Task { try await executor.send(Self.request) }

@@ -194,7 +194,7 @@ struct FleetTests {
             }
         }
         let unbudgeted = try await Self.origin("hang")
-        _ = await runAll(NIOExecutor(transport: transport).with(ResilienceStack(retry: RetryMiddleware(policy: Self.retrying), attemptTimeout: limit)), url: unbudgeted.url)
+        _ = await runAll(NIOExecutor(transport: transport).with(resilience: ResilienceStack(retry: RetryMiddleware(policy: Self.retrying), attemptTimeout: limit)), url: unbudgeted.url)
         let without = try await Self.requests(key: unbudgeted.key)
         // Three attempts a call, each sent unless the machine is too busy to connect within its
         // 200 ms: printed, bounded only from above.
@@ -203,7 +203,7 @@ struct FleetTests {
         let budgeted = try await Self.origin("hang")
         let budget = RetryBudget(ratio: 0.2, minimumPerSecond: 0)
         let retrying = NIOExecutor(transport: transport).with(
-            ResilienceStack(retry: RetryMiddleware(policy: Self.retrying, budget: budget), attemptTimeout: limit))
+            resilience: ResilienceStack(retry: RetryMiddleware(policy: Self.retrying, budget: budget), attemptTimeout: limit))
         let outcomes = await runAll(retrying, url: budgeted.url)
         #expect(outcomes.allSatisfy { if case .failure(let error) = $0, case .timedOut = error.cause { true } else { false } })
         let reached = try await Self.requests(key: budgeted.key)
@@ -216,7 +216,7 @@ struct FleetTests {
         let breakDuration = Duration.milliseconds(200)
         let breaker = CircuitBreaker(policy: .init(failureRatio: 0.5, minimumCalls: 20, breakDuration: breakDuration))
         let guarded = NIOExecutor(transport: transport).with(
-            ResilienceStack(retry: RetryMiddleware(policy: Self.retrying), breaker: breaker, attemptTimeout: limit))
+            resilience: ResilienceStack(retry: RetryMiddleware(policy: Self.retrying), breaker: breaker, attemptTimeout: limit))
         let guardedOutcomes = await Self.run(guarded, url: origin.url)
         let failedFast = guardedOutcomes.filter {
             if case .failure(let error) = $0, case .circuitOpen = error.cause { return true }
