@@ -49,6 +49,61 @@ struct ResilienceTests {
         #expect(post.count.current == 1)
     }
 
+    @Test func eachAttemptGetsItsOwnTimeAgainstASlowServer() async throws {
+        let counter = Counter()
+        var policy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1), maxDelay: .milliseconds(1), deadline: nil)
+        policy.attemptTimeout = .milliseconds(300)
+        // httpbin takes 2 s to answer: each attempt runs out of its own 300 ms, whatever the
+        // machine's speed, and the call ends after the second.
+        let error = await #expect(throws: CourierError.self) {
+            _ = try await executor.with(RetryMiddleware(policy: policy), counter).send(try HTTPBin.request() |> path("delay", 2))
+        }
+        #expect(error?.errorType == "timedOut")
+        #expect(counter.count.current == 2)
+    }
+
+    @Test func anIdempotencyKeyIsTheSameOnEveryRetryOfAPostAndReachesTheServer() async throws {
+        let sent = Counter()
+        let keys = KeyBox()
+        // The first attempt is refused with a 503 before it leaves (injected); the retry reaches
+        // httpbin, which echoes the headers it received.
+        let firstOnly = FaultInjection([.init(.status(503), when: { _ in sent.count.current == 1 })])
+        let recordKey = Recorder(keys: keys)
+        let retrying = executor.with(
+            IdempotencyKeyMiddleware(), RetryMiddleware(policy: RetryPolicy(baseDelay: .milliseconds(1))), sent, recordKey, firstOnly)
+        struct Echo: Decodable { var headers: [String: String] }
+        let echo = try await retrying.send(try HTTPBin.request(.post) |> path("anything") |> body(Data("{}".utf8)) |> decode(Echo.self))
+        let seen = keys.all
+        #expect(seen.count == 2 && Set(seen).count == 1, "\(seen)")
+        #expect(echo.headers["Idempotency-Key"] == seen.first)
+        #expect(UUID(uuidString: seen.first ?? "") != nil)
+    }
+
+    /// Records each attempt's `Idempotency-Key`.
+    struct Recorder: Middleware {
+        let keys: KeyBox
+        func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
+            keys.append(request.headers[.idempotencyKey] ?? "")
+            return try await next(request)
+        }
+    }
+
+    final class KeyBox: @unchecked Sendable {
+        // Sound: `values` is only touched while `lock` is held.
+        private let lock = NSLock()
+        private var values: [String] = []
+        func append(_ value: String) {
+            lock.lock()
+            values.append(value)
+            lock.unlock()
+        }
+        var all: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return values
+        }
+    }
+
     @Test func cancellingDuringRetryBackoffEndsOnce() async throws {
         let counter = Counter()
         // The backoff waits on a clock the test never advances, so the call can end only through
