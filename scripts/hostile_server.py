@@ -31,6 +31,10 @@ Each path is one way a hostile or broken server can answer:
                      http (kept on loopback, a secure origin by RFC 6265bis), a broken __Host-
                      prefix, a 5,000-byte and a 16 KiB value, a name that is not a token, two
                      nameless values; then two good ones (good=1 with an Expires date, plain=2)
+  /rate-limited?key=K&limit=N  an origin allowing N requests a second per key (20 by default):
+                     200 with RateLimit: "default";r=REMAINING;t=SECONDS and RateLimit-Policy,
+                     then 429 with Retry-After until the window ends; /fleet-count?key=K counts
+                     them ("requests", "refused")
   /fleet?key=K       an origin for fleet tests, by the mode /fleet-mode?key=K&mode=M set for K:
                      "ok" (the default: 200 {"ok":true}), "503" (503, no body), "reset" (the
                      connection closed with a reset, no answer), "hang" (no answer until the client
@@ -205,17 +209,39 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "spaced name=8", "good=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/", "plain=2",
             ]
             self.send_body(200, b"{}", [("Content-Type", "application/json")] + [("Set-Cookie", f) for f in fields])
+        elif url.path == "/rate-limited":
+            query = urllib.parse.parse_qs(url.query)
+            key = query.get("key", [""])[0]
+            limit = max(1, min(10000, int(query.get("limit", ["20"])[0])))
+            now = time.monotonic()
+            with LOCK:
+                origin = FLEET.setdefault(key, {"mode": "ok", "requests": 0, "disconnects": 0, "held_answered": 0, "refused": 0})
+                if now - origin.get("window_start", -10.0) >= 1.0:
+                    origin["window_start"] = now
+                    origin["window_count"] = 0
+                origin["requests"] += 1
+                origin["window_count"] += 1
+                used = origin["window_count"]
+                left = max(1, int(-(-(1.0 - (now - origin["window_start"])) // 1)))
+                if used > limit:
+                    origin["refused"] += 1
+            policy = [("RateLimit-Policy", '"default";q=%d;w=1' % limit)]
+            if used > limit:
+                self.send_body(429, b"", policy + [("Retry-After", str(left)), ("RateLimit", '"default";r=0;t=%d' % left)])
+            else:
+                self.send_body(200, b'{"ok":true}', policy + [
+                    ("Content-Type", "application/json"), ("RateLimit", '"default";r=%d;t=%d' % (limit - used, left))])
         elif url.path in ("/fleet", "/fleet-mode", "/fleet-count"):
             query = urllib.parse.parse_qs(url.query)
             key = query.get("key", [""])[0]
             with LOCK:
-                origin = FLEET.setdefault(key, {"mode": "ok", "requests": 0, "disconnects": 0, "held_answered": 0})
+                origin = FLEET.setdefault(key, {"mode": "ok", "requests": 0, "disconnects": 0, "held_answered": 0, "refused": 0})
                 if url.path == "/fleet-mode":
                     origin["mode"] = query.get("mode", ["ok"])[0]
                     mode = "control"
                 elif url.path == "/fleet-count":
                     mode = "count"
-                    count = {key: origin[key] for key in ("requests", "disconnects", "held_answered")}
+                    count = {key: origin[key] for key in ("requests", "disconnects", "held_answered", "refused")}
                 else:
                     origin["requests"] += 1
                     mode = origin["mode"]

@@ -41,6 +41,9 @@ public final class ServerPacing: Middleware {
         var resetsAt: Duration?
         /// No call before this (a `Retry-After`).
         var blockedUntil: Duration?
+        /// Calls admitted so far: an answer's count of calls left did not see the calls admitted
+        /// after its own.
+        var admitted = 0
         var lastUse = Duration.zero
     }
 
@@ -89,8 +92,10 @@ public final class ServerPacing: Middleware {
         // A bounded number of waits: each ends at a reset or a Retry-After that has passed, and a
         // call that waited this often goes anyway rather than wait forever on a server that keeps
         // moving its window.
+        var ticket = 0
         for _ in 0..<8 {
-            let wait = admit(origin)
+            let wait: Duration
+            (wait, ticket) = admit(origin)
             guard wait > .zero else { break }
             guard wait <= maximumWait else {
                 ResilienceEvent.report(ResilienceEvent(.rateLimited, origin: origin, delay: wait))
@@ -100,15 +105,16 @@ public final class ServerPacing: Middleware {
             try await clock.sleep(for: wait)
         }
         let response = try await next(request)
-        learn(from: response, origin: origin)
+        learn(from: response, origin: origin, ticket: ticket)
         return response
     }
 
-    /// The wait before a call may go; when none, the call is counted against the quota.
-    private func admit(_ origin: String) -> Duration {
+    /// The wait before a call may go; when none, the call is counted against the quota and gets
+    /// its place in the order of admissions.
+    private func admit(_ origin: String) -> (wait: Duration, ticket: Int) {
         let now = clock.now
         return limits.withLock { limits in
-            guard var limit = limits[origin] else { return .zero }
+            guard var limit = limits[origin] else { return (.zero, 0) }
             defer { limits[origin] = limit }
             limit.lastUse = now
             if let until = limit.blockedUntil, until <= now { limit.blockedUntil = nil }
@@ -118,8 +124,10 @@ public final class ServerPacing: Middleware {
                 limit.remaining = nil
             }
             let wait = Self.wait(limit, now: now)
-            if wait == .zero, let remaining = limit.remaining { limit.remaining = remaining - 1 }
-            return wait
+            guard wait == .zero else { return (wait, limit.admitted) }
+            if let remaining = limit.remaining { limit.remaining = remaining - 1 }
+            limit.admitted += 1
+            return (.zero, limit.admitted)
         }
     }
 
@@ -133,7 +141,7 @@ public final class ServerPacing: Middleware {
     }
 
     /// Reads the limit a response announces.
-    private func learn(from response: StreamedResponse, origin: String) {
+    private func learn(from response: StreamedResponse, origin: String, ticket: Int) {
         let headers = response.headers
         let wall = wallClock()
         let announced = RateLimitFields.parse(headers, now: wall)
@@ -147,8 +155,20 @@ public final class ServerPacing: Middleware {
             var limit = limits[origin] ?? Limit()
             limit.lastUse = now
             if let announced {
-                limit.remaining = announced.remaining
-                limit.resetsAt = announced.reset.map { now + $0 }
+                let resets = announced.reset.map { now + $0 }
+                // The server counted the calls before this one; those admitted after it are
+                // (most likely) still on their way.
+                let left = announced.remaining - Swift.max(0, limit.admitted - ticket)
+                if let current = limit.remaining, let known = limit.resetsAt, known > now {
+                    // The same window as far as can be told: answers overtake one another, so an
+                    // older, larger count must not undo the calls counted since; the earliest
+                    // reset announced is the closest (a server rounds the seconds left up).
+                    limit.remaining = Swift.min(current, left)
+                    limit.resetsAt = resets.map { Swift.min(known, $0) } ?? known
+                } else {
+                    limit.remaining = left
+                    limit.resetsAt = resets
+                }
             }
             if let retryAfter { limit.blockedUntil = Swift.max(limit.blockedUntil ?? .zero, now + retryAfter) }
             limits[origin] = limit

@@ -57,6 +57,32 @@ struct ServerPacingTests {
         #expect(pacing.currentWait(for: Self.a) == .zero, "a new window: the quota is unknown until the server says")
     }
 
+    @Test func answersThatOvertakeOneAnotherDoNotGiveBackCallsAlreadySpent() async throws {
+        let clock = ManualClock()
+        let answered = Box(0)
+        // The first answer says three calls are left; the three calls sent next are held, then
+        // each answers with a count that did not see the others ("2 left").
+        let origin = InMemoryExecutor(clock: clock) { _ in
+            let number = answered.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if number == 1 { return .status(200, headers: ["RateLimit": #""q";r=3;t=60"#]) }
+            try await clock.sleep(for: .seconds(1))
+            return .status(200, headers: ["RateLimit": #""q";r=2;t=59"#])
+        }
+        let pacing = ServerPacing(maximumWait: .seconds(120), clock: clock)
+        let executor = origin.with(pacing)
+        _ = try await executor.send(Self.a)
+        let calls = (0..<3).map { _ in Task { try await executor.send(Self.a) } }
+        try await clock.waitForSleepers(3)
+        #expect(pacing.currentWait(for: Self.a) == .seconds(60), "the three calls spent the quota")
+        clock.advance(by: .seconds(1))
+        for call in calls { _ = try await call.value }
+        // Each answer's "2 left" counted only itself: the quota stays spent until the reset.
+        #expect(pacing.currentWait(for: Self.a) == .seconds(59))
+    }
+
     @Test func aWaitLongerThanAllowedFailsAtOnceSayingWhen() async throws {
         let clock = ManualClock()
         let origin = InMemoryExecutor.scripted(
