@@ -201,6 +201,29 @@ struct Tour {
             fetched.cacheStatus == .miss && reused.cacheStatus == .hit,
             "first from the origin, then from the cache (Age: \(reused.headers[.age] ?? "-"))")
 
+        step("18. Resilience: rehearse an outage without touching the server")
+        // The fault is injected inside the stack (nothing is sent for /status), the breaker
+        // counts it, and the decisions are logged by the middleware outside.
+        let decisions = LogLines()
+        let outage = FaultInjection([.init(.status(503), when: { $0.path.hasPrefix("/status") })])
+        let breaker = CircuitBreaker(policy: .init(failureRatio: 1, minimumCalls: 3, breakDuration: .seconds(30)))
+        let retry = RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(1)), budget: RetryBudget())
+        let resilient = executor.with(outage)
+            .with(resilience: ResilienceStack(retry: retry, breaker: breaker))
+            .with(LoggingMiddleware { event in if event.kind == .resilience { decisions.append("\(event)") } })
+        let sentBefore = recorder?.requests.count
+        var outcomes: [String] = []
+        for _ in 0..<3 {
+            do {
+                outcomes.append("\(try await resilient.send(Request.get |> baseURL(base) |> path("status", 200)).status)")
+            } catch {
+                outcomes.append(error.errorType)
+            }
+        }
+        try check(outcomes == ["503", "circuitOpen", "circuitOpen"], "503 twice (a retry), then the breaker opened: \(outcomes)")
+        try check(recorder?.requests.count == sentBefore, "no request reached the server")
+        for line in decisions.all { print("   \(line)") }
+
         if let recorder {
             print("\n== The in-memory executor recorded \(recorder.requests.count) requests:")
             for request in recorder.requests { print("   \(request.method.rawValue) \(request.path)") }

@@ -75,12 +75,16 @@ public struct ResilienceEvent: Sendable, Hashable, CustomStringConvertible {
         self.detail = detail
     }
 
-    /// For example `circuit_opened https://api.test:443` or `paced https://api.test:443 (2.0 s)`.
+    /// For example `circuit_opened https://api.test:443`, `paced https://api.test:443 (2.0 s)` or
+    /// `hedge_sent https://api.test:443 (attempt 2, 50 ms)`.
     public var description: String {
         var text = "\(kind.rawValue) \(origin)"
         var parts: [String] = []
         if let attempt { parts.append("attempt \(attempt)") }
-        if let delay { parts.append("\(((delay.seconds * 1000).rounded()) / 1000) s") }
+        if let delay {
+            let seconds = delay.seconds
+            parts.append(seconds < 1 ? "\(Int((seconds * 1000).rounded())) ms" : "\((seconds * 10).rounded() / 10) s")
+        }
         if let detail { parts.append(detail) }
         if !parts.isEmpty { text += " (" + parts.joined(separator: ", ") + ")" }
         return text

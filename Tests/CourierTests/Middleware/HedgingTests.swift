@@ -58,7 +58,7 @@ struct HedgingTests {
         #expect(clock.sleepers == 0)
         #expect(
             events.withLock { $0.map(\.description) } == [
-                "hedge_sent https://a.test:443 (attempt 2, 0.1 s)", "hedge_won https://a.test:443 (attempt 2)",
+                "hedge_sent https://a.test:443 (attempt 2, 100 ms)", "hedge_won https://a.test:443 (attempt 2)",
             ])
     }
 
