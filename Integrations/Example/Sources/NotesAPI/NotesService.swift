@@ -18,10 +18,15 @@ import Tracing
 /// 2. `MetricsMiddleware`: OpenTelemetry's HTTP client metrics, once per call.
 /// 3. `RetryMiddleware`: transient failures, `408`, `429` and `5xx` retried with backoff and
 ///    jitter, `Retry-After` honoured. Safe methods only, and the `createNote` operation, which
-///    the server deduplicates by its `Idempotency-Key` (``retryableOperations``).
+///    the server deduplicates by its `Idempotency-Key` (``retryableOperations``). Retries are
+///    held to a fifth of recent calls by a `RetryBudget`, so that the service's clients do not
+///    multiply an outage's load.
 /// 4. `LoggingMiddleware` on swift-log: every attempt, with `http.request.resend_count` on a
-///    retry and the operation ID; no header value, so never the token.
-/// 5. `AuthRefreshMiddleware`: the bearer token, for the service's origin only; a `401` fetches
+///    retry and the operation ID; no header value, so never the token. It also logs what the
+///    breaker inside it decides.
+/// 5. `CircuitBreaker`: after half of 20 recent attempts failed, calls fail at once for 15 s
+///    instead of waiting on a service that is down (a `circuitOpen` error, not retried).
+/// 6. `AuthRefreshMiddleware`: the bearer token, for the service's origin only; a `401` fetches
 ///    a new one once for every request waiting, then retries.
 public struct NotesService: Sendable {
     /// The operations the server deduplicates, so a retry cannot create a second note.
@@ -49,8 +54,9 @@ public struct NotesService: Sendable {
         let stack = executor.with(
             TracingMiddleware(tracer: tracer) { request in request.operationID ?? request.method.rawValue },
             MetricsMiddleware(factory: metrics),
-            RetryMiddleware(policy: retry),
+            RetryMiddleware(policy: retry, budget: RetryBudget()),
             LoggingMiddleware(logger: logger),
+            CircuitBreaker(policy: .init(failureRatio: 0.5, minimumCalls: 20, breakDuration: .seconds(15))),
             AuthRefreshMiddleware(origins: [serverURL.absoluteString], refresh: token)
         )
         client = Client(serverURL: serverURL, transport: CourierTransport(stack, retryableOperations: Self.retryableOperations))
