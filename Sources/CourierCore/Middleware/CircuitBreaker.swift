@@ -115,21 +115,14 @@ public final class CircuitBreaker: Middleware {
     /// The most origins tracked at once.
     public static let maximumOrigins = 1024
 
-    private struct Slice {
-        var index: Int64
-        var calls = 0
-        var failures = 0
-    }
-
     private struct Circuit {
         var state = State.closed
-        var slices: [Slice] = []
+        /// Calls (first) and failures (second) while closed.
+        var counts = SlidingCounts()
         var openedAt = Duration.zero
         var trialsInFlight = 0
         var lastUse = Duration.zero
 
-        var calls: Int { slices.reduce(0) { $0 + $1.calls } }
-        var failures: Int { slices.reduce(0) { $0 + $1.failures } }
     }
 
     /// What a call may do.
@@ -230,7 +223,7 @@ public final class CircuitBreaker: Middleware {
     private func record(_ origin: String, _ outcome: Outcome, trial: Bool) -> [Transition] {
         let failed = policy.isFailure(outcome)
         let now = clock.now
-        let slice = Int64(Swift.min(now.seconds / (policy.window.seconds / 10), Double(Int64.max / 2)))
+        let slice = SlidingCounts.slice(at: now, window: policy.window)
         return circuits.withLock { circuits in
             guard var circuit = circuits[origin] else { return [] }
             defer { circuits[origin] = circuit }
@@ -243,23 +236,18 @@ public final class CircuitBreaker: Middleware {
                     return [Transition(origin: origin, from: .halfOpen, to: .open)]
                 }
                 circuit.state = .closed
-                circuit.slices = []
+                circuit.counts.reset()
                 return [Transition(origin: origin, from: .halfOpen, to: .closed)]
             }
             // A call admitted while closed that ends after the breaker opened changes nothing.
             guard circuit.state == .closed else { return [] }
-            circuit.slices.removeAll { $0.index < slice - 9 }
-            if let last = circuit.slices.indices.last, circuit.slices[last].index == slice {
-                circuit.slices[last].calls += 1
-                circuit.slices[last].failures += failed ? 1 : 0
-            } else {
-                circuit.slices.append(Slice(index: slice, calls: 1, failures: failed ? 1 : 0))
-            }
-            let calls = circuit.calls
-            guard failed, calls >= policy.minimumCalls, Double(circuit.failures) >= policy.failureRatio * Double(calls) else { return [] }
+            circuit.counts.slide(to: slice)
+            circuit.counts.add(first: 1, second: failed ? 1 : 0, in: slice)
+            let calls = circuit.counts.first
+            guard failed, calls >= policy.minimumCalls, Double(circuit.counts.second) >= policy.failureRatio * Double(calls) else { return [] }
             circuit.state = .open
             circuit.openedAt = now
-            circuit.slices = []
+            circuit.counts.reset()
             return [Transition(origin: origin, from: .closed, to: .open)]
         }
     }

@@ -35,44 +35,14 @@ public final class RetryBudget: Sendable {
     /// The most origins tracked at once.
     public static let maximumOrigins = 1024
 
-    /// One tenth of the window: calls and retries are counted per slice, and a slice older than
-    /// the window is dropped.
-    private struct Slice {
-        var index: Int64
-        var calls = 0
-        var retries = 0
-    }
-
-    private struct Tally {
-        var slices: [Slice] = []
-        var lastSlice: Int64 = 0
-
-        mutating func drop(before oldest: Int64) {
-            slices.removeAll { $0.index < oldest }
-        }
-
-        mutating func add(calls: Int = 0, retries: Int = 0, in slice: Int64) {
-            if let last = slices.indices.last, slices[last].index == slice {
-                slices[last].calls += calls
-                slices[last].retries += retries
-            } else {
-                slices.append(Slice(index: slice, calls: calls, retries: retries))
-            }
-            lastSlice = slice
-        }
-
-        var calls: Int { slices.reduce(0) { $0 + $1.calls } }
-        var retries: Int { slices.reduce(0) { $0 + $1.retries } }
-    }
-
     /// The budget whose ``recordCall(_:)`` a ``RetryMiddleware`` already made for the current
     /// call, so that a ``HedgingMiddleware`` inside it sharing the budget does not count the call
     /// twice.
     @TaskLocal static var recordedCall: ObjectIdentifier?
 
     private let clock: ElapsedClock
-    private let sliceLength: Duration
-    private let origins = Locked<[String: Tally]>([:])
+    /// Per origin: calls (first) and retries (second).
+    private let origins = Locked<[String: SlidingCounts]>([:])
 
     /// Creates a budget.
     /// - Parameters:
@@ -89,7 +59,6 @@ public final class RetryBudget: Sendable {
         self.minimumPerSecond = minimumPerSecond.isFinite ? Swift.max(0, minimumPerSecond) : 0
         let window = Swift.max(window, .milliseconds(10))
         self.window = Swift.min(window, .seconds(Request.maximumInterval))
-        self.sliceLength = self.window / 10
         self.clock = ElapsedClock(clock)
     }
 
@@ -99,9 +68,9 @@ public final class RetryBudget: Sendable {
         let key = Self.origin(of: request)
         let slice = currentSlice()
         origins.withLock { origins in
-            var origin = origins[key] ?? Tally()
-            origin.drop(before: slice - 9)
-            origin.add(calls: 1, in: slice)
+            var origin = origins[key] ?? SlidingCounts()
+            origin.slide(to: slice)
+            origin.add(first: 1, in: slice)
             origins[key] = origin
             if origins.count > Self.maximumOrigins { forgetQuietest(&origins, keeping: key, now: slice) }
         }
@@ -115,10 +84,10 @@ public final class RetryBudget: Sendable {
         let slice = currentSlice()
         let floor = minimumPerSecond * window.seconds
         return origins.withLock { origins in
-            var origin = origins[key] ?? Tally()
-            origin.drop(before: slice - 9)
-            let allowed = Double(origin.retries + 1) <= floor + ratio * Double(origin.calls)
-            if allowed { origin.add(retries: 1, in: slice) }
+            var origin = origins[key] ?? SlidingCounts()
+            origin.slide(to: slice)
+            let allowed = Double(origin.second + 1) <= floor + ratio * Double(origin.first)
+            if allowed { origin.add(second: 1, in: slice) }
             origins[key] = origin
             return allowed
         }
@@ -132,19 +101,17 @@ public final class RetryBudget: Sendable {
         let slice = currentSlice()
         return origins.withLock { origins in
             guard var origin = origins[key] else { return (0, 0) }
-            origin.drop(before: slice - 9)
-            return (origin.calls, origin.retries)
+            origin.slide(to: slice)
+            return (origin.first, origin.second)
         }
     }
 
     private func currentSlice() -> Int64 {
-        let elapsed = clock.now
-        let length = sliceLength.seconds
-        return length > 0 ? Int64(Swift.min(elapsed.seconds / length, Double(Int64.max / 2))) : 0
+        SlidingCounts.slice(at: clock.now, window: window)
     }
 
     /// Drops origins idle for a whole window, then, if still too many, the one idle longest.
-    private func forgetQuietest(_ origins: inout [String: Tally], keeping key: String, now slice: Int64) {
+    private func forgetQuietest(_ origins: inout [String: SlidingCounts], keeping key: String, now slice: Int64) {
         origins = origins.filter { $0.key == key || $0.value.lastSlice >= slice - 9 }
         while origins.count > Self.maximumOrigins {
             guard let quietest = origins.filter({ $0.key != key }).min(by: { $0.value.lastSlice < $1.value.lastSlice })?.key else { return }
