@@ -61,7 +61,7 @@ struct FleetTests {
     }
 
     /// Every caller's calls, concurrently; the statuses or errors they ended with.
-    static func run(_ executor: NIOExecutor, url address: String) async -> [Result<Int, CourierError>] {
+    static func run(_ executor: NIOExecutor, url address: String, callsEach: Int = callsEach) async -> [Result<Int, CourierError>] {
         await withTaskGroup(of: [Result<Int, CourierError>].self) { group in
             for _ in 0..<callers {
                 group.addTask {
@@ -176,26 +176,10 @@ struct FleetTests {
         defer { Task { await transport.shutdown() } }
         let limit = AttemptTimeoutMiddleware(.milliseconds(200))
 
-        func runAll(_ executor: NIOExecutor, url address: String) async -> [Result<Int, CourierError>] {
-            await withTaskGroup(of: [Result<Int, CourierError>].self) { group in
-                for _ in 0..<Self.callers {
-                    group.addTask {
-                        var outcomes: [Result<Int, CourierError>] = []
-                        for _ in 0..<callsEach {
-                            do {
-                                outcomes.append(.success(try await executor.send(.get |> url(address)).status))
-                            } catch {
-                                outcomes.append(.failure(CourierError.wrapping(error, request: nil)))
-                            }
-                        }
-                        return outcomes
-                    }
-                }
-                return await group.reduce(into: []) { $0 += $1 }
-            }
-        }
         let unbudgeted = try await Self.origin("hang")
-        _ = await runAll(NIOExecutor(transport: transport).with(resilience: ResilienceStack(retry: RetryMiddleware(policy: Self.retrying), attemptTimeout: limit)), url: unbudgeted.url)
+        let plain = NIOExecutor(transport: transport).with(
+            resilience: ResilienceStack(retry: RetryMiddleware(policy: Self.retrying), attemptTimeout: limit))
+        _ = await Self.run(plain, url: unbudgeted.url, callsEach: callsEach)
         let without = try await Self.requests(key: unbudgeted.key)
         // Three attempts a call, each sent unless the machine is too busy to connect within its
         // 200 ms: printed, bounded only from above.
@@ -205,7 +189,7 @@ struct FleetTests {
         let budget = RetryBudget(ratio: 0.2, minimumPerSecond: 0)
         let retrying = NIOExecutor(transport: transport).with(
             resilience: ResilienceStack(retry: RetryMiddleware(policy: Self.retrying, budget: budget), attemptTimeout: limit))
-        let outcomes = await runAll(retrying, url: budgeted.url)
+        let outcomes = await Self.run(retrying, url: budgeted.url, callsEach: callsEach)
         #expect(outcomes.allSatisfy { if case .failure(let error) = $0, case .timedOut = error.cause { true } else { false } })
         let reached = try await Self.requests(key: budgeted.key)
         #expect(Double(reached) / Double(calls) <= 1.2, "\(reached) requests for \(calls) calls")
