@@ -87,9 +87,12 @@ public struct CookieJar: Sendable, Hashable, Codable {
         }
     }
 
-    /// Every cookie, expired ones included, ordered by domain, path and name.
+    /// Every cookie, expired ones included, ordered by domain, path and name, and a host's own
+    /// cookie before a domain cookie of the same name: one order, whatever the jar's history.
     public var cookies: [Cookie] {
-        domains.values.flatMap(\.values).sorted { ($0.domain, $0.path, $0.name) < ($1.domain, $1.path, $1.name) }
+        domains.values.flatMap(\.values).sorted {
+            ($0.domain, $0.path, $0.name, $0.hostOnly ? 0 : 1) < ($1.domain, $1.path, $1.name, $1.hostOnly ? 0 : 1)
+        }
     }
 
     /// Whether the jar holds no cookie.
@@ -201,7 +204,18 @@ public struct CookieJar: Sendable, Hashable, Codable {
             }
             if changed { domains[domain] = bucket.isEmpty ? nil : bucket }
         }
-        return found.sorted { $0.path.utf8.count != $1.path.utf8.count ? $0.path.utf8.count > $1.path.utf8.count : $0.created < $1.created }
+        return found.sorted(by: Self.sendsFirst)
+    }
+
+    /// The order cookies go in a `Cookie` field: the longer path first, then the older (RFC 6265
+    /// §5.4 step 2); ties, which that leaves to the client, go the narrower domain first, then a
+    /// host's own cookie, then by name and path, so that a jar and its saved copy send one field.
+    private static func sendsFirst(_ a: Cookie, _ b: Cookie) -> Bool {
+        if a.path.utf8.count != b.path.utf8.count { return a.path.utf8.count > b.path.utf8.count }
+        if a.created != b.created { return a.created < b.created }
+        if a.domain.utf8.count != b.domain.utf8.count { return a.domain.utf8.count > b.domain.utf8.count }
+        if a.hostOnly != b.hostOnly { return a.hostOnly }
+        return (a.name, a.path, a.domain) < (b.name, b.path, b.domain)
     }
 
     /// The `Cookie` field value for a request to `url` (`name=value; name2=value2`), or `nil`

@@ -128,6 +128,26 @@ struct CookieJarTests {
         #expect(bounded.count == 2)
     }
 
+    /// Found by the SetCookie fuzz target: a host's own `b` and a `b; Domain=` for the same host
+    /// tie on domain, path and name, and came out in whatever order the jar's storage held them,
+    /// so a saved jar read back as another list and printed differently.
+    @Test func aHostsOwnCookieAndADomainCookieOfTheSameNameKeepOneOrderThroughASave() throws {
+        let shop = URL(string: "https://shop.example.co.uk/cart/")!
+        let fields = (0..<20).flatMap { ["b\($0)=1", "b\($0)=2; Domain=shop.example.co.uk"] }
+        let forward = filled(fields, from: shop)
+        let backward = filled(fields.reversed(), from: shop)
+        #expect(forward.count == 40)
+        // Stored in the other order, the same list (by identity: times of use differ).
+        #expect(forward.cookies.map { "\($0)=\($0.value)" } == backward.cookies.map { "\($0)=\($0.value)" })
+        #expect(forward.cookies.prefix(2).map(\.hostOnly) == [true, false])
+        let loaded = try JSONDecoder().decode(CookieJar.self, from: JSONEncoder().encode(forward))
+        #expect(loaded.cookies == forward.cookies)
+        #expect("\(loaded)" == "\(forward)")
+        let field = header(forward, "https://shop.example.co.uk/cart/x")
+        #expect(field == header(loaded, "https://shop.example.co.uk/cart/x"))
+        #expect(field?.hasPrefix("b0=1; b0=2; b1=1; b1=2; ") == true)
+    }
+
     @Test func aSavedJarEditedToHoldALineBreakCannotPutItIntoARequest() throws {
         let saved = filled(["a=1; Path=/"])
         var text = try String(decoding: JSONEncoder().encode(saved), as: UTF8.self)
