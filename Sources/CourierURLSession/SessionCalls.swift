@@ -28,7 +28,7 @@ final class SessionCalls: Sendable {
     /// The cancellation itself waits for the task's queue, which FoundationNetworking places
     /// beside the queue libcurl reads the socket on, under the session's work queue; libdispatch
     /// drains that reading queue while its socket source keeps firing, so under a flood (a sender
-    /// faster than libcurl) the cancel lands only when the data pauses (README, Known limits).
+    /// faster than libcurl) the cancel lands only when the data pauses (the Known limits article).
     /// Making the call from libcurl's thread instead (a delegate call run in place) would trap:
     /// a sync onto a queue whose target that thread already drains.
     func cancel(_ task: URLSessionTask) {

@@ -107,7 +107,7 @@ struct ConcurrencyTests {
         // Twenty small requests take about 40 ms in all on their own. On FoundationNetworking a
         // body pipe waiting for its producer holds up every other URLSession transfer of the
         // process until the uploads end (measured: 1.04 s with one slow upload, 1.10 s with 64):
-        // see README, Known limits. Recorded, not hidden; it must pass once fixed.
+        // see the Known limits article. Recorded, not hidden; it must pass once fixed.
         withKnownIssue("a waiting body pipe stalls other URLSession transfers (FoundationNetworking)", isIntermittent: true) {
             #expect(plain < .milliseconds(900))
         }

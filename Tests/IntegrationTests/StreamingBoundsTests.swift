@@ -75,7 +75,7 @@ struct StreamingBoundsTests {
     }
 
     /// Expects the server to have stopped writing before the end of a flood: on Linux a known,
-    /// intermittent limit (README, Known limits: FoundationNetworking's cancel waits while the
+    /// intermittent limit (the Known limits article: FoundationNetworking's cancel waits while the
     /// flood lasts), so recorded as such there.
     private func expectServerStopped(key: String, total: Int = 1 << 30) async throws {
         let stopped = try await serverStopped(key: key, total: total)

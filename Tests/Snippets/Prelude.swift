@@ -1,6 +1,7 @@
 // What the README's and the DocC articles' snippets assume a reader already has: a model, a token,
-// an executor, a logger. Only declarations: scripts/check-snippets compiles each snippet as the
-// body of a function with these in scope.
+// an executor. Only declarations: scripts/check-snippets compiles each snippet as the body of a
+// function with these in scope, and with PreludeCore.swift (Courier's own snippets) or
+// PreludeIntegrations.swift (the integrations', where `Logger` is swift-log's).
 import Courier
 import Foundation
 
@@ -21,10 +22,6 @@ struct Listing: Decodable, Sendable {
     var nextCursor: String?
 }
 
-struct Logger: Sendable {
-    func debug(_ message: String) {}
-}
-
 struct TokenStore: Sendable {
     func refresh() async throws -> String { "new-token" }
 }
@@ -40,13 +37,15 @@ let fixtureURL = URL(fileURLWithPath: "/tmp/fixture.har")
 let photoURL = URL(fileURLWithPath: "/tmp/photo.jpg")
 let backupFile = URL(fileURLWithPath: "/tmp/backup.tar")
 let destination = URL(fileURLWithPath: "/tmp/backup-copy.tar")
+let companyCAFile = URL(fileURLWithPath: "/etc/ssl/company-ca.pem")
+let clientPEM = URL(fileURLWithPath: "/etc/ssl/client.pem")
+let clientKey = URL(fileURLWithPath: "/etc/ssl/client-key.pem")
 let expectedDigest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
 /// One streamed chunk of a chat answer.
 struct ChatDelta: Decodable, Sendable {
     var text: String
 }
-let logger = Logger()
 let tokens = TokenStore()
 let api: RequestBuilder = baseURL("https://api.example.com/v1")
 let executor = InMemoryExecutor { _ in .status(204) }
@@ -59,3 +58,10 @@ func show(_ value: Any) {}
 func showNotFound() {}
 func showOffline() {}
 func report(_ error: any Error) {}
+
+/// A transport of the reader's own: one hop, as ``Transport`` asks.
+struct MyTransport: Transport {
+    func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        StreamedResponse(status: 204, body: ByteStream(Data()))
+    }
+}

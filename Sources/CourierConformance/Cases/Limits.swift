@@ -63,7 +63,7 @@ extension ConformanceSuite {
         },
         ConformanceCase("integrity: a head that is not a final HTTP answer is a bad response, never a response") { context in
             // Informational heads followed by a body, a 101 nobody asked for, statuses that are not
-            // three digits. (A status below 100 makes AsyncHTTPClient trap: README, Known limits;
+            // three digits. (A status below 100 makes AsyncHTTPClient trap: the Known limits article;
             // each transport's own tests send those.)
             let executor = context.executor()
             let heads = [

@@ -160,7 +160,7 @@ struct StallingBody: AsyncSequence, Sendable {
 
 /// A request body produced at a steady pace: `count` chunks of `size` bytes, `gap` apart. (A
 /// body that stalls for good would hold up every other URLSession transfer of the process on
-/// Linux, the case's own checks included: README, Known limits.)
+/// Linux, the case's own checks included: the Known limits article.)
 struct PacedBody: AsyncSequence, Sendable {
     typealias Element = Data
     var count: Int

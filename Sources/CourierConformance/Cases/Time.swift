@@ -98,7 +98,7 @@ extension ConformanceSuite {
             // An event stream that never ends a line, at a pace the client keeps up with: the
             // line bound stops the reader after 1 MiB, and the server must see the connection go
             // long before it has written its 256 MiB. (A sender faster than FoundationNetworking
-            // reads is README's Known limits: the stop lands when the flood pauses.)
+            // reads is the Known limits article: the stop lands when the flood pauses.)
             let executor = context.executor()
             let key = UUID().uuidString
             let total = 256 << 20

@@ -162,7 +162,7 @@ extension ConformanceSuite {
             // transport has taken 40 of its 400 chunks (2.5 MiB, which the server, reading slowly
             // from the start, is reading): decided by progress, so no machine is slow enough for
             // the body to end first. (Asking the server how much it has would wait behind the
-            // upload on FoundationNetworking: README, Known limits. A body sent with its length
+            // upload on FoundationNetworking: the Known limits article. A body sent with its length
             // cannot be taken for complete when it is cut short. Cancelling a file upload
             // mid-body is not run here: FoundationNetworking can trap then.)
             let executor = context.executor()

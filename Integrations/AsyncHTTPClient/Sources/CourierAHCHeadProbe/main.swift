@@ -7,7 +7,7 @@ import NIOPosix
 
 // Sends one GET through AsyncHTTPClientExecutor and prints what came back, for a test that runs
 // it as a child process: a response head a hostile server sends can make AsyncHTTPClient trap
-// (see README, Known limits), which a test process must not do itself.
+// (see the Known limits article), which a test process must not do itself.
 //
 //   CourierAHCHeadProbe URL
 //

@@ -10,7 +10,7 @@ import Testing
 /// waits for another head, then hits `preconditionFailure("How can we receive a response body,
 /// if we haven't received a head…")` when the body (or its end) arrives. SwiftNIO's parser passes
 /// such a head on, and neither AsyncHTTPClient nor SwiftNIO lets a client add a handler to the
-/// connection's pipeline to refuse it first: README, Known limits. The test below asserts the
+/// connection's pipeline to refuse it first: this package's Known limits article. The test below asserts the
 /// trap, so the day a fixed AsyncHTTPClient arrives it fails and says so.
 @Suite("AsyncHTTPClient: hostile response heads, in a child process", .timeLimit(.minutes(2)))
 struct HostileHeadTests {
@@ -24,7 +24,7 @@ struct HostileHeadTests {
             outcome.signal != nil,
             """
             AsyncHTTPClient no longer traps on a status below 100 (\(head)); the probe printed \
-            \(outcome.output.debugDescription). Remove the limit from README's Known limits and move \
+            \(outcome.output.debugDescription). Remove the limit from this package's Known limits article and move \
             these heads into the conformance case for heads that are not a final answer.
             """)
     }
