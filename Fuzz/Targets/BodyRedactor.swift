@@ -1,3 +1,4 @@
+// fuzz: seeded-runs 3000
 @testable import CourierCore
 import Foundation
 

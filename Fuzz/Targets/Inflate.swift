@@ -1,3 +1,4 @@
+// fuzz: seeded-runs 25000
 // fuzz: sources Integrations/NIO/Sources/CourierNIO/Inflater.swift
 // fuzz: flags -I Integrations/NIO/Sources/CCourierNIOZlib
 import CCourierNIOZlib

@@ -1,3 +1,4 @@
+// fuzz: seeded-runs 500000
 @testable import CourierCore
 import Foundation
 

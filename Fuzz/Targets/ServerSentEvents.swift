@@ -1,3 +1,4 @@
+// fuzz: seeded-runs 150000
 @testable import CourierCore
 import Foundation
 

@@ -1,3 +1,4 @@
+// fuzz: seeded-runs 250000
 @testable import CourierCore
 import Foundation
 

@@ -1,3 +1,4 @@
+// fuzz: seeded-runs 20000
 import CLibFuzzer
 import CourierCore
 @_spi(Fuzzing) import CourierNIO
