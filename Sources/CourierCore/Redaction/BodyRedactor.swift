@@ -33,7 +33,7 @@ struct BodyRedactor: Sendable {
         // what it echoes changes the bytes, not the secret.
         let spellings = values.flatMap { value in
             value.utf8.allSatisfy { $0 < 0x80 }
-                ? [value] : [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
+                ? [value] : value.canonicalSpellings
         }
             .flatMap(Self.jsonSpellings)
         // As bytes (Strings in different normal forms compare equal); the search drops repeats.

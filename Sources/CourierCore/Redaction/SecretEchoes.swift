@@ -18,7 +18,7 @@ struct SecretEchoes: Sendable {
         for value in values {
             // An array, not a set: canonically equivalent strings compare equal, and their
             // bytes differ.
-            var forms = [value, value.precomposedStringWithCanonicalMapping, value.decomposedStringWithCanonicalMapping]
+            var forms = value.canonicalSpellings
             forms.append(PercentEncoding.encode(value, allowed: .queryComponent))
             for spelling in forms.flatMap(BodyRedactor.jsonSpellings) {
                 patterns.append(Array(spelling.utf8))

@@ -169,6 +169,23 @@ struct BodyRedactorEchoSearchTests {
         }
     }
 
+    /// A secret echoed by a server that normalizes it, in every normal form such a server may
+    /// write: Unicode's NFC (what Python and Swift's String write), Foundation's NFC on Linux
+    /// (which leaves a Hangul syllable and a trailing jamo apart) and NFD. Courier computes these
+    /// itself (no ICU): each must match what Foundation writes.
+    @Test func aSecretIsHiddenInEveryNormalFormAServerMayWrite() {
+        let secret = "to\u{301}ken-\u{AC00}\u{11A8}-\u{1E9B}\u{323}"
+        let echoes = [
+            secret, secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping,
+            String(decoding: Array(secret._nfcCodeUnits), as: UTF8.self),
+        ]
+        let redactor = BodyRedactor(redaction: Redaction(), secrets: [secret])
+        for echo in echoes {
+            let output = redactor.redact("{\"echo\": \"\(echo)\"}")
+            #expect(output == "{\"echo\": \"<redacted>\"}", "\(echo.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
     /// Two secrets whose echoes overlap are hidden together: hiding the first one whole and then
     /// looking for the second showed the rest of the second (`ghij` here).
     @Test func overlappingEchoesOfTwoSecretsAreHiddenWhole() {
