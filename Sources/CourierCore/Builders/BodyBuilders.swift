@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Sets the body to raw bytes and, when given, the `Content-Type` header.
 /// - Parameters:

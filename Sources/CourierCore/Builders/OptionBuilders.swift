@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Sets the request method.
 /// - Parameter method: The method, for example `.post` or `"PURGE"`.

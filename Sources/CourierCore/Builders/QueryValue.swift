@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A value that can be sent as a query parameter: `query("page", 2)`, `query("ids", [1, 2, 3])`,
 /// `query("since", date)`.
@@ -145,7 +149,7 @@ public struct QueryEncoding: Sendable, Hashable {
         case .comma:
             guard !texts.isEmpty else { return [] }
             // Each element's own commas are escaped, so only the separators stay bare.
-            let joined = texts.map { PercentEncoding.encode($0, allowed: .queryComponent).replacingOccurrences(of: ",", with: "%2C") }
+            let joined = texts.map { PercentEncoding.encode($0, allowed: .queryComponent).replacingAll(",", with: "%2C") }
                 .joined(separator: ",")
             return [.percentEncoded(name: PercentEncoding.encode(name, allowed: .queryComponent), value: joined)]
         }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The directives of `Cache-Control` fields, of a request or a response
 /// ([RFC 9111 §5.2](https://www.rfc-editor.org/rfc/rfc9111#section-5.2)), as a cache reads them.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What an ``HTTPCache`` does with a `GET`, decided from the request, the stored response that
 /// matches it (if any), the time and the cache's options alone (RFC 9111 §4): a value with no

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where a response came from when it went through an ``HTTPCache``: read from the
 /// `Cache-Status` field the cache adds ([RFC 9211](https://www.rfc-editor.org/rfc/rfc9211)), so

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A response an ``HTTPCache`` keeps: its head and whole body, the request fields it varies on,
 /// and when it was requested and received (for its age, RFC 9111 §4.2.3).

@@ -1,4 +1,9 @@
-import Foundation
+import Dispatch
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An ``HTTPCacheStore`` in a directory, bounded by the bytes its files hold: it survives
 /// relaunches, and a torn or damaged file is never served.
@@ -44,7 +49,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw CourierError(.fileFailure("cannot make the cache directory \(directory.lastPathComponent): \(error.localizedDescription)"))
+            throw CourierError(.fileFailure("cannot make the cache directory \(directory.lastPathComponent): \(SystemErrorText.text(for: error))"))
         }
     }
 
@@ -93,11 +98,11 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     private func loadIndex() {
         guard !loaded else { return }
         loaded = true
-        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
-        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)) ?? []
-        for file in files where file.pathExtension == "cache" {
-            let values = try? file.resourceValues(forKeys: Set(keys))
-            index[file.lastPathComponent] = (values?.fileSize ?? 0, values?.contentModificationDate ?? .distantPast)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasSuffix(".cache") {
+            let path = directory.appendingPathComponent(name).path
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            index[name] = (Int(clamping: OpenFile.size(atPath: path) ?? 0), modified ?? .distantPast)
         }
     }
 

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What an ``HTTPCache`` keeps and how it finds it again: the stored fields, the update a `304`
 /// makes (RFC 9111 §3.2, §4.3.4), keys, and `Vary` matching (§4.1).
@@ -92,7 +96,7 @@ extension HTTPCache {
 
     /// An entity tag compared weakly: without its `W/` prefix.
     static func weakTag(_ tag: String) -> String {
-        let trimmed = tag.trimmingCharacters(in: .whitespaces)
+        let trimmed = tag.trimmingOptionalWhitespace()
         return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
     }
 }

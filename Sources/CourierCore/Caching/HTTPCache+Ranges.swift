@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension HTTPCache {
     /// A `GET` with a `Range`: a single byte range cut from a fresh stored complete (`200`)

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An HTTP cache ([RFC 9111](https://www.rfc-editor.org/rfc/rfc9111)) as middleware: the same on
 /// URLSession, AsyncHTTPClient, the in-memory executor and a HAR replay, under `send`, `stream`

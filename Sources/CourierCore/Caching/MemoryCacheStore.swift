@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An ``HTTPCacheStore`` in memory, bounded by the bytes it holds: the least recently used URL's
 /// responses go first when a new one would pass the limit.

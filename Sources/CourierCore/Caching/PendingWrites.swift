@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Stores in flight, by key: a lookup waits for the writes to its key, so a response read to
 /// its end is in the cache for the next request. Each write forgets itself when done.

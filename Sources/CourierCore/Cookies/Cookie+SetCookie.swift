@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Cookie {
     /// Parses a `Set-Cookie` field value a response to `url` carried, applying the rules a user

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A cookie a server set, as a ``CookieJar`` keeps it and sends it back
 /// ([RFC 6265 §5.3](https://www.rfc-editor.org/rfc/rfc6265#section-5.3)).

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The date in a cookie's `Expires` attribute, read with the algorithm of
 /// [RFC 6265 §5.1.1](https://www.rfc-editor.org/rfc/rfc6265#section-5.1.1): servers write these

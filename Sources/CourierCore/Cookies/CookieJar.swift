@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The cookies a client keeps, as a value: what servers set, stored by the rules of
 /// [RFC 6265](https://www.rfc-editor.org/rfc/rfc6265), and what goes back with each request.

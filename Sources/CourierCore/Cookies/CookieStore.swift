@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A ``CookieJar`` shared by every executor and call that sends through it, with the clock its
 /// cookies expire on. ``CookieMiddleware`` reads and fills it.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Encodes values as `application/x-www-form-urlencoded` bodies.
 ///
@@ -189,7 +193,7 @@ public struct FormEncoder: Sendable, Hashable {
     private func serialize(_ string: String) -> String {
         let encoded = PercentEncoding.encode(string, allowed: .formComponent)
         guard spaceEncoding == .plus, encoded.contains("%20") else { return encoded }
-        return encoded.replacingOccurrences(of: "%20", with: "+")
+        return encoded.replacingAll("%20", with: "+")
     }
 }
 

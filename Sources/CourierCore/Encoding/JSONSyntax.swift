@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// JSON's grammar (RFC 8259) checked on bytes, without building any value: a quick way to
 /// know that a body is JSON before treating it as JSON.
@@ -265,7 +269,7 @@ enum JSONSyntax {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case "\u{0}"..."\u{1F}": result += String(format: "\\u%04x", scalar.value)
+            case "\u{0}"..."\u{1F}": result += "\\u" + String(repeating: "0", count: scalar.value < 0x10 ? 3 : 2) + String(scalar.value, radix: 16)
             default: result.unicodeScalars.append(scalar)
             }
         }

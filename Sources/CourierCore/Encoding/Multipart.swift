@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One part of a `multipart/form-data` body ([RFC 7578](https://www.rfc-editor.org/rfc/rfc7578)):
 /// a text field, bytes, or a file read from disk.
@@ -235,9 +239,9 @@ public struct MultipartEncoder: Sendable {
         let problem = RequestProblem(.bodyEncodingFailed, "multipart part \(index): the file \(url.lastPathComponent.debugDescription) could not be read")
         guard url.isFileURL else { throw problem }
         do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
+            let handle = try OpenFile.reading(url.path)
+            defer { handle.close() }
+            while case let chunk = try handle.read(upTo: chunkSize), !chunk.isEmpty {
                 body.append(chunk)
             }
         } catch {
@@ -250,9 +254,8 @@ public struct MultipartEncoder: Sendable {
             switch part.content {
             case .data(let data): return total + data.count + 256
             case .file(let url):
-                let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-                let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-                return total + size + 256
+                let size = url.isFileURL ? OpenFile.size(atPath: url.path) ?? 0 : 0
+                return total + Int(clamping: min(size, 1 << 32)) + 256
             }
         }
     }
@@ -260,7 +263,7 @@ public struct MultipartEncoder: Sendable {
     static func occurrences(of needle: Data, in haystack: Data) -> Int {
         var count = 0
         var start = haystack.startIndex
-        while let found = haystack.range(of: needle, in: start..<haystack.endIndex) {
+        while let found = haystack[start...].firstRange(of: needle) {
             count += 1
             start = found.upperBound
         }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How a list is written in a query or a form: one of the strategies ``QueryEncoding`` and
 /// ``FormEncoder`` share.

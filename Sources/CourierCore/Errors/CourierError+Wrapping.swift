@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 
 extension CourierError {
@@ -7,7 +11,9 @@ extension CourierError {
     /// `CourierError` passes through (gaining the request if it had none); `CancellationError`
     /// and `URLError.cancelled` become ``Cause/cancelled``; `URLError.timedOut` becomes
     /// ``Cause/timedOut``; other `URLError`s become ``Cause/transport(_:)`` with a platform-neutral
-    /// kind; a ``RequestProblem`` becomes ``Cause/invalidRequest(_:)``.
+    /// kind; a ``RequestProblem`` becomes ``Cause/invalidRequest(_:)``. (`URLError`s are read by
+    /// the URLSession transport's module, linked with `import Courier`: the core alone builds on
+    /// FoundationEssentials, which has no `URLError`.)
     /// - Parameters:
     ///   - error: The error to map.
     ///   - request: The request it belongs to.
@@ -24,55 +30,9 @@ extension CourierError {
             return CourierError(.cancelled, request: request)
         case let problem as RequestProblem:
             return CourierError(.invalidRequest([problem]), request: request)
-        case let error as URLError:
-            return CourierError(cause(for: error), request: request, underlyingError: error)
         default:
-            let message = "\(type(of: error))"
-            return CourierError(.transport(TransportFailure(.other, message: message)), request: request, underlyingError: error)
-        }
-    }
-
-    private static func cause(for error: URLError) -> Cause {
-        let code = error.code
-        let kind: TransportFailure.Kind
-        switch code {
-        case .timedOut: return .timedOut
-        case .cancelled: return .cancelled
-        case .cannotFindHost, .dnsLookupFailed: kind = .dnsFailure
-        case .cannotConnectToHost: kind = .cannotConnect
-        case .networkConnectionLost: kind = .connectionLost
-        case .notConnectedToInternet, .dataNotAllowed, .internationalRoamingOff: kind = .notConnected
-        case .serverCertificateHasBadDate: return .transport(.tls(.expired, code: code.rawValue))
-        case .serverCertificateNotYetValid: return .transport(.tls(.notYetValid, code: code.rawValue))
-        case .serverCertificateHasUnknownRoot: return .transport(.tls(.unknownIssuer, code: code.rawValue))
-        case .serverCertificateUntrusted: return .transport(.tls(.untrustedCertificate, code: code.rawValue))
-        case .clientCertificateRejected: return .transport(.tls(.clientCertificateRefused, code: code.rawValue))
-        case .clientCertificateRequired: return .transport(.tls(.clientCertificateRequired, code: code.rawValue))
-        case .secureConnectionFailed: kind = .secureConnectionFailed
-        case .httpTooManyRedirects, .redirectToNonExistentLocation: kind = .redirectFailed
-        case .badServerResponse, .cannotParseResponse, .cannotDecodeContentData, .cannotDecodeRawData,
-            .zeroByteResource:
-            kind = .badResponse
-        default:
-            kind = .other
-        }
-        return .transport(TransportFailure(kind, code: code.rawValue, message: "URLError \(describe(code))"))
-    }
-
-    private static func describe(_ code: URLError.Code) -> String {
-        switch code {
-        case .cannotFindHost: "cannotFindHost"
-        case .dnsLookupFailed: "dnsLookupFailed"
-        case .cannotConnectToHost: "cannotConnectToHost"
-        case .networkConnectionLost: "networkConnectionLost"
-        case .notConnectedToInternet: "notConnectedToInternet"
-        case .secureConnectionFailed: "secureConnectionFailed"
-        case .httpTooManyRedirects: "httpTooManyRedirects"
-        case .badServerResponse: "badServerResponse"
-        case .cannotParseResponse: "cannotParseResponse"
-        case .badURL: "badURL"
-        case .unsupportedURL: "unsupportedURL"
-        default: "code \(code.rawValue)"
+            let cause = (error as? any PlatformError)?.courierCause ?? .transport(TransportFailure(.other, message: "\(type(of: error))"))
+            return CourierError(cause, request: request, underlyingError: error)
         }
     }
 }

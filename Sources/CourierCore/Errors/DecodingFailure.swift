@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Why a response body could not be decoded.
 public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {

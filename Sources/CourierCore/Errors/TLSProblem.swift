@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What failed when a TLS connection could not be made: the finer cause of a
 /// ``TransportFailure/Kind/secureConnectionFailed`` failure, read from whatever the transport's
@@ -114,7 +118,7 @@ public enum TLSProblem: Sendable, Hashable, CustomStringConvertible {
     private static func reason(in text: String) -> String {
         let tail = text.split(separator: ":", omittingEmptySubsequences: true).last.map(String.init) ?? text
         let words = tail.split(separator: " ").filter { !$0.contains("://") && !$0.contains("/") }
-        let reason = words.joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        let reason = words.joined(separator: " ").trimmingWhitespace()
         return String((reason.isEmpty ? "TLS error" : reason).prefix(80))
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Adapts any completion-handler transport to ``Executor``, through the same ``Exchange`` as
 /// every other transport: a `3xx` it hands back is followed under the ``RedirectPolicy``, the

@@ -1,4 +1,9 @@
-import Foundation
+import Dispatch
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A handle that cancels a request started with a completion handler.
 public final class CancellationHandle: Sendable {

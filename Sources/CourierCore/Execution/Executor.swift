@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a call is sent with: anything that holds an ``Exchange``, the one path every call of
 /// every transport takes.

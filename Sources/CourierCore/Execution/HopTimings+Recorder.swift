@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension HopTimings {
     /// Where a transport writes the timings of one hop, from whichever thread sees each phase

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where the time of one hop went: waiting for a connection, resolving the host, connecting,
 /// the TLS handshake, sending the request, waiting for the first byte of the answer and reading

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 
 /// How redirects are followed, identically on every platform and by every transport: the
@@ -136,7 +140,7 @@ public struct RedirectPolicy: Sendable, Hashable {
         guard chain.hops < maximumHops else {
             return .fail(
                 TransportFailure(
-                    .redirectFailed, code: URLError.httpTooManyRedirects.rawValue,
+                    .redirectFailed, code: -1007,  // URLError.httpTooManyRedirects
                     message: "more than \(maximumHops) redirects"))
         }
         // Spaces and tabs around a field value only: a no-break space is part of the reference.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Response: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The status line, the URL and headers with secrets hidden, and the body's size: never a

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Response {
     /// The framing check the ``Exchange`` makes, once for every transport, before it calls a body

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension StreamedResponse {
     /// ``settled(answering:)`` when there is anything to settle. The common case costs two

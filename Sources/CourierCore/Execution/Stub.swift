@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A canned answer for ``InMemoryExecutor``: a response or a transport failure, optionally delayed.
 ///
@@ -159,13 +163,17 @@ public struct Stub: Sendable {
         }
     }
 
-    /// The same stub, its body cut after `count` bytes and then failing with `error` (a
-    /// connection lost by default): a transfer that dies mid-body.
+    /// The same stub, its body cut after `count` bytes and then failing with `error` (by default
+    /// a lost connection, ``TransportFailure/Kind/connectionLost``, as a transport reports one):
+    /// a transfer that dies mid-body.
     /// - Parameters:
     ///   - count: How many body bytes arrive before the fault.
     ///   - error: The failure.
     /// - Returns: The faulty stub.
-    public func failing(afterBytes count: Int, with error: any Error = URLError(.networkConnectionLost)) -> Stub {
+    public func failing(
+        afterBytes count: Int,
+        with error: any Error = CourierError(.transport(TransportFailure(.connectionLost, message: "the connection was lost")))
+    ) -> Stub {
         var script: Script
         switch outcome {
         case .failure: return self

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Stops an attempt that has not received its response head within a time limit, and fails it
 /// as ``CourierError/Cause/timedOut`` (transient: a ``RetryMiddleware`` outside retries it, a

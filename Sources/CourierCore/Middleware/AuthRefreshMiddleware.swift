@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Attaches a credential to requests for chosen origins and, on a `401`, refreshes it once for
 /// everyone waiting, then retries.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Stops calling an origin that keeps failing, so that a struggling service gets room to recover
 /// and callers fail at once instead of waiting on it.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Sends a second copy of a slow idempotent request and takes whichever answers first: the cure
 /// for a server's slow tail (one replica stuck in a pause, one lost packet waiting on a

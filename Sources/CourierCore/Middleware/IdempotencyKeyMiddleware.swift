@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Gives every call of a method that is not idempotent (`POST`, `PATCH`) an `Idempotency-Key`:
 /// one fresh key per logical call, the same on every retry of it, so that a server that

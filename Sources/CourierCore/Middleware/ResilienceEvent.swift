@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Something a resilience middleware decided: a circuit breaker changed state or refused a call,
 /// a retry budget refused a retry, a hedge was sent or won, a call waited for a server's rate

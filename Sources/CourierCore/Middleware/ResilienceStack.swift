@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The resilience middleware in the order that works: retries with a budget, server pacing,
 /// hedging, a circuit breaker and a per-attempt timeout, each optional and each usable alone.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A limit on retries as a share of recent traffic, per origin, shared by every call that uses
 /// it: the rule that keeps a fleet of clients from multiplying an outage's load by their retry

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Paces calls to the rate limit each server announces, so that a client slows down before the
 /// server has to refuse it, and remembers a `Retry-After` across calls, not only within one.
@@ -234,7 +238,7 @@ enum RateLimitFields {
         var found: [Announced] = []
         var dictionary: [String: String] = [:]
         for member in value.split(separator: ",").prefix(16) {
-            let parts = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = member.split(separator: ";").map { $0.trimmingOptionalWhitespace() }
             var parameters: [String: String] = [:]
             for part in parts {
                 let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
@@ -256,7 +260,7 @@ enum RateLimitFields {
     }
 
     private static func integer(_ value: String?) -> Int64? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty, value.count <= 19,
+        guard let value = value?.trimmingOptionalWhitespace(), !value.isEmpty, value.count <= 19,
             value.allSatisfy({ $0.isASCII && $0.isNumber })
         else { return nil }
         return Int64(value)

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One fetched page: the decoded value with the request that fetched it and the response.
 public struct Page<Value: Sendable>: Sendable {

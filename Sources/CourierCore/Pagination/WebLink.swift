@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One link of a `Link` header ([RFC 8288](https://www.rfc-editor.org/rfc/rfc8288)):
 /// `<https://api.test/items?page=3>; rel="next"`.
@@ -122,7 +126,7 @@ private struct LinkScanner {
                 continue
             }
             let target = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
-                .trimmingCharacters(in: .whitespaces)
+                .trimmingOptionalWhitespace()
             index = end + 1
             var parameters: [WebLink.Parameter] = []
             while true {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension HAR.Timings {
     /// A hop's timings as HAR's phases, which follow one another: `blocked` (the `before`

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An HTTP Archive: the [HAR 1.2](http://www.softwareishard.com/blog/har-12-spec/) format that
 /// browser developer tools, proxies and HAR viewers read and write.
@@ -113,7 +117,7 @@ extension HAR {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw CourierError(.invalidRecording("cannot read \(url.path): \(error.localizedDescription)"), underlyingError: error)
+            throw CourierError(.invalidRecording("cannot read \(url.path): \(SystemErrorText.text(for: error))"), underlyingError: error)
         }
         try self.init(data: data)
     }
@@ -141,7 +145,7 @@ extension HAR {
         do {
             try data.write(to: url, options: .atomic)
         } catch {
-            throw CourierError(.invalidRecording("cannot write \(url.path): \(error.localizedDescription)"), underlyingError: error)
+            throw CourierError(.invalidRecording("cannot write \(url.path): \(SystemErrorText.text(for: error))"), underlyingError: error)
         }
     }
 }

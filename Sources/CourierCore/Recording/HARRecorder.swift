@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Middleware that records every exchange passing through it as a HAR 1.2 entry: request,
 /// response, headers, query, bodies (text, or base64 for binary data) and timing. Failed
@@ -300,7 +304,7 @@ struct HARConversion {
         query.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ part: Substring) -> String {
-                PercentEncoding.decode(Substring(part.replacingOccurrences(of: "+", with: " ")))
+                PercentEncoding.decode(Substring(part.replacingAll("+", with: " ")))
             }
             return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An executor that answers from a HAR recording, with no network: for offline tests and demos
 /// built from real traffic.
@@ -148,14 +152,10 @@ final class HARReplayTransport: Transport {
     }
 
     /// Whether two bodies are the same JSON value: encoders need not keep key order (Linux's
-    /// does not), so JSON is compared after re-encoding with sorted keys.
+    /// does not), so JSON is compared as values.
     private static func sameJSON(_ a: Data, _ b: Data) -> Bool {
-        func canonical(_ data: Data) -> Data? {
-            guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
-            return try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
-        }
-        guard let left = canonical(a) else { return false }
-        return left == canonical(b)
+        guard let left = JSONValue.decode(a) else { return false }
+        return left == JSONValue.decode(b)
     }
 
     /// Says why nothing matched, naming the closest entry; query values the request's
@@ -187,7 +187,7 @@ struct RecordedRequestKey: Sendable, Hashable {
         var rest = Substring(url)
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         var scheme = ""
-        if let range = rest.range(of: "://") {
+        if let range = rest.firstRange(of: "://") {
             scheme = HTTPSyntax.asciiLowercased(String(rest[..<range.lowerBound]))
             rest = rest[range.upperBound...]
         }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Echoed secrets hidden in a body that is valid JSON, so that it stays valid JSON.
 ///

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Hides secrets in a body shown as text (logs, HAR files, curl commands, error snippets).
 ///
@@ -152,7 +156,7 @@ struct BodyRedactor: Sendable {
     static func isJSONText(_ bytes: [UInt8]) -> Bool {
         if JSONSyntax.isValid(bytes) { return true }
         guard !bytes.contains(0) else { return false }
-        return (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil
+        return JSONValue.decode(Data(bytes)) != nil
     }
 
     /// Sensitive fields hidden by shape: JSON (one document or one per line), server-sent events
@@ -323,7 +327,7 @@ struct BodyRedactor: Sendable {
                 let name = String(decoding: bytes[nameStart..<index], as: UTF8.self)
                 output.append(byte)
                 index += 1
-                if redaction.isSensitive(fieldName: PercentEncoding.decode(Substring(name)).replacingOccurrences(of: "+", with: " ")) {
+                if redaction.isSensitive(fieldName: PercentEncoding.decode(Substring(name)).replacingAll("+", with: " ")) {
                     let valueStart = index
                     while index < bytes.count {
                         // A quote escaped by a backslash (form text inside a JSON string) is part

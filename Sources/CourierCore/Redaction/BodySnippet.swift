@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The start of a body as text, for error messages, with secrets hidden (see ``BodyRedactor``).
 enum BodySnippet {

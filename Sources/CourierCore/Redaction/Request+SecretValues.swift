@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Request {
     /// The secret values this request carries, for hiding them where a server echoes them:
@@ -10,7 +14,7 @@ extension Request {
         for field in headers where policy.isSensitive(header: field.name) || headers.sensitiveNames.contains(field.name) {
             values.append(field.value)
             let parts = field.value.split(separator: " ", maxSplits: 1)
-            if parts.count == 2 { values.append(String(parts[1]).trimmingCharacters(in: .whitespaces)) }
+            if parts.count == 2 { values.append(String(parts[1]).trimmingWhitespace()) }
             if field.name == .cookie {
                 // On bytes: a ";" or "=" followed by a combining mark is one Character.
                 for pair in field.value.utf8.split(separator: UInt8(ascii: ";")) {
@@ -36,6 +40,6 @@ extension Request {
                 for item in items where policy.isSensitive(queryName: item.name) { values.append(item.value ?? "") }
             }
         }
-        return values.map { $0.trimmingCharacters(in: .whitespaces) }
+        return values.map { $0.trimmingWhitespace() }
     }
 }

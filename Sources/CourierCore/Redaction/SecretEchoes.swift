@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A request's own secret values, found where a server echoes them outside a text body: in a
 /// response header (`X-Debug-Auth: Bearer …`, a `WWW-Authenticate` or `Location` that quotes

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Whether a body the ``BodyRedactor`` cannot read may still be shown as it is (in base64, in
 /// a redacted HAR file).
@@ -39,7 +43,7 @@ struct UnreadableBodyCheck: Sendable {
         // Any charset but `binary` (which some servers send for data) says the body is text.
         for parameter in HTTPSyntax.parts(of: type, separatedBy: UInt8(ascii: ";")).dropFirst() {
             let (name, value) = HTTPSyntax.nameAndValue(of: parameter)
-            let charset = HTTPSyntax.asciiLowercased((value ?? "").replacingOccurrences(of: "\"", with: ""))
+            let charset = HTTPSyntax.asciiLowercased((value ?? "").replacingAll("\"", with: ""))
             if HTTPSyntax.asciiLowercased(name) == "charset", charset != "binary" { return true }
         }
         let essence = MediaType(rawValue: type).essence
@@ -54,6 +58,6 @@ struct UnreadableBodyCheck: Sendable {
         // Foundation's reader finds UTF-16 or UTF-32 JSON by the NUL bytes among the first
         // four; without one it reads UTF-8, which this body is not.
         guard bytes.prefix(4).contains(0) else { return false }
-        return (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil
+        return JSONValue.decode(Data(bytes)) != nil
     }
 }

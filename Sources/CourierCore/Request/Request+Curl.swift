@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Request {
     /// The request as a `curl` command, with secrets redacted; see ``curl(redacting:)``.
@@ -47,6 +51,6 @@ extension Request {
 
     /// Quotes `text` for a POSIX shell: single quotes, with `'` written as `'\''`.
     static func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + text.replacingAll("'", with: "'\\''") + "'"
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Request: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The request as an HTTP/1.1 message, with secrets hidden.

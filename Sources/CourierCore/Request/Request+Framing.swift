@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Request {
     /// Adds a problem for every header that would let the caller change how the message is
@@ -80,7 +84,7 @@ extension Request {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         var accepted = ["\(shownHost):\(port)"]
         if port == defaultPort { accepted.append(shownHost) }
-        let given = HTTPSyntax.asciiLowercased(value.trimmingCharacters(in: .whitespaces))
+        let given = HTTPSyntax.asciiLowercased(value.trimmingOptionalWhitespace())
         return accepted.contains { HTTPSyntax.asciiLowercased($0) == given }
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 
 extension Request {
@@ -67,7 +71,7 @@ extension Request {
             return renderedPathAndQuery(basePath: "", baseQuery: nil, redacting: redaction)
         }
         // Skip "scheme://authority".
-        guard let schemeEnd = full.range(of: "://") else { return full }
+        guard let schemeEnd = full.firstRange(of: "://") else { return full }
         let afterAuthority = full[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" }
         guard let start = afterAuthority else { return "/" }
         let target = String(full[start...])
@@ -196,7 +200,7 @@ extension Request {
 
     /// `url` as a string with userinfo and the values of sensitive query (and fragment)
     /// parameters replaced by ``Redaction/placeholder``.
-    static func redactedURLString(_ url: URL, redaction: Redaction = .standard) -> String {
+    package static func redactedURLString(_ url: URL, redaction: Redaction = .standard) -> String {
         var string = hidingUserInfo(in: url.absoluteString)
         var fragment: String?
         if let hash = string.firstIndex(of: "#") {
@@ -211,7 +215,7 @@ extension Request {
     }
 
     private static func hidingUserInfo(in url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
         let authorityEnd = url[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
         guard let at = url[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return url }
         return String(url[..<schemeEnd.upperBound]) + Redaction.placeholder + String(url[at...])

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Request {
     /// The longest timeout or deadline Courier hands to a clock or a transport: 365 days.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How to turn a ``Response`` into a value: which statuses and content types are acceptable, how
 /// to decode an error body, and how to decode a successful body.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the ``Exchange`` holds a response body to, written once for every transport and applied
 /// where the transport hands the bytes over: the size limit (counted as bytes arrive, so memory

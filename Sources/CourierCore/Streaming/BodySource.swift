@@ -1,4 +1,15 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A request body read when the request is sent, not when it is built: a file, multipart parts
 /// with files among them, or an `AsyncSequence` of bytes. It never has to fit in memory.
@@ -156,8 +167,8 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
             + "(retries and redirects need a file or data body)")
 
     private static func size(of url: URL) -> Int64? {
-        guard url.isFileURL, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
-        return (attributes[.size] as? NSNumber)?.int64Value
+        guard url.isFileURL else { return nil }
+        return OpenFile.size(atPath: url.path)
     }
 
     private static func read(_ segments: [Segment], chunkSize: Int) -> AsyncThrowingStream<Data, any Error> {
@@ -169,7 +180,7 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
     private final class SegmentReader: Sendable {
         private struct State {
             var index = 0
-            var handle: FileHandle?
+            var handle: OpenFile?
         }
         private let segments: [Segment]
         private let chunkSize: Int
@@ -180,7 +191,7 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
             self.chunkSize = chunkSize
         }
 
-        deinit { state.withLock { try? $0.handle?.close() } }
+        deinit { state.withLock { $0.handle?.close() } }
 
         func next() throws -> Data? {
             try state.withLock { state in
@@ -193,10 +204,10 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
                         do {
                             if state.handle == nil {
                                 guard url.isFileURL else { throw CocoaError(.fileReadUnsupportedScheme) }
-                                state.handle = try FileHandle(forReadingFrom: url)
+                                state.handle = try OpenFile.reading(url.path)
                             }
-                            if let chunk = try state.handle?.read(upToCount: chunkSize), !chunk.isEmpty { return chunk }
-                            try? state.handle?.close()
+                            if let chunk = try state.handle?.read(upTo: chunkSize), !chunk.isEmpty { return chunk }
+                            state.handle?.close()
                             state.handle = nil
                             state.index += 1
                         } catch {
@@ -225,16 +236,16 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
         guard descriptor >= 0 else {
             throw RequestProblem(.bodyEncodingFailed, "a temporary file for the request body could not be created")
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let handle = OpenFile(descriptor: descriptor)
         do {
-            defer { try? handle.close() }
+            defer { handle.close() }
             var written: Int64 = 0
             let declared: Int64? = if case .sequence(let shot) = storage { shot.declaredLength } else { nil }
             for try await chunk in chunks() {
                 written += Int64(chunk.count)
                 // A sequence that runs past its declared length is refused before it fills the disk.
                 if let declared, written > declared { break }
-                try handle.write(contentsOf: chunk)
+                try handle.write(chunk)
             }
             // A cancelled caller ends the sequence early: that is a cancellation, not a body
             // that disagrees with its length.

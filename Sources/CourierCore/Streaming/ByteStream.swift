@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A body that arrives in chunks: an `AsyncSequence` of `Data`, read once, in bounded memory.
 ///

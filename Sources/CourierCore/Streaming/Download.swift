@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How ``Executor/download(_:to:options:)`` writes, resumes, reports and checks a download.
 public struct DownloadOptions: Sendable {
@@ -88,9 +92,7 @@ extension Executor {
         guard destination.isFileURL else {
             throw CourierError(.invalidRequest([RequestProblem(.invalidURL, "the download destination is not a file URL")]), request: request)
         }
-        var isDirectory: ObjCBool = false
-        let directory = destination.deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard OpenFile.isDirectory(atPath: destination.deletingLastPathComponent().path) else {
             // Nothing is sent for a download that could not be written anyway.
             throw CourierError(
                 .fileFailure("the destination's directory \(destination.deletingLastPathComponent().lastPathComponent.debugDescription) does not exist"),

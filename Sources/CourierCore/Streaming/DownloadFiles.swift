@@ -1,4 +1,15 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The files one download writes: `<destination>.partial` (the body so far) and
 /// `<destination>.partial.validator` (the `ETag` or `Last-Modified` a resume sends in `If-Range`).
@@ -56,10 +67,10 @@ final class DownloadFiles {
     private static func clear(_ path: String, request: Request) throws(CourierError) {
         if case .other("is a directory") = inspect(path) {
             throw CourierError(
-                .fileFailure("\((path as NSString).lastPathComponent.debugDescription) is a directory"), request: request)
+                .fileFailure("\(URL(fileURLWithPath: path).lastPathComponent.debugDescription) is a directory"), request: request)
         }
         if unlink(path) != 0, errno != ENOENT {
-            throw fileError("could not remove \((path as NSString).lastPathComponent)", errno, request)
+            throw fileError("could not remove \(URL(fileURLWithPath: path).lastPathComponent)", errno, request)
         }
     }
 
@@ -100,7 +111,7 @@ final class DownloadFiles {
     /// will need.
     func prepare(keeping offset: Int64, validator: String?, request: Request) throws(CourierError) {
         closeDescriptor()
-        let name = (partialPath as NSString).lastPathComponent
+        let name = URL(fileURLWithPath: partialPath).lastPathComponent
         if offset == 0 {
             try Self.clear(partialPath, request: request)
             descriptor = open(partialPath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -124,10 +135,10 @@ final class DownloadFiles {
         try Self.clear(validatorPath, request: request)
         guard let validator else { return }
         let file = open(validatorPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard file >= 0 else { throw Self.fileError("could not create \((validatorPath as NSString).lastPathComponent)", errno, request) }
+        guard file >= 0 else { throw Self.fileError("could not create \(URL(fileURLWithPath: validatorPath).lastPathComponent)", errno, request) }
         defer { _ = close(file) }
         guard Self.writeAll(Data(validator.utf8), to: file) else {
-            throw Self.fileError("could not write \((validatorPath as NSString).lastPathComponent)", errno, request)
+            throw Self.fileError("could not write \(URL(fileURLWithPath: validatorPath).lastPathComponent)", errno, request)
         }
     }
 
@@ -138,7 +149,7 @@ final class DownloadFiles {
     func writeBody(
         _ body: ByteStream, from offset: Int64, expected: Int64?, progress: TransferProgress?, total: Int64?, request: Request
     ) async throws(CourierError) -> Int64 {
-        let name = (partialPath as NSString).lastPathComponent
+        let name = URL(fileURLWithPath: partialPath).lastPathComponent
         var written: Int64 = 0
         var iterator = body.makeAsyncIterator()
         // Woken per quarter mebibyte (or every few milliseconds on a slow link), not per network
@@ -214,7 +225,7 @@ final class DownloadFiles {
 
     static func fileError(_ message: String, _ code: Int32, _ request: Request) -> CourierError {
         let error = POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        return CourierError(.fileFailure("\(message): \(error.localizedDescription)"), request: request, underlyingError: error)
+        return CourierError(.fileFailure("\(message): \(SystemErrorText.text(for: code))"), request: request, underlyingError: error)
     }
 }
 
@@ -229,8 +240,8 @@ struct ContentRange: Equatable {
     var total: Int64?
 
     init?(_ value: String?) {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), value.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let value = value?.trimmingOptionalWhitespace(), value.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = value.dropFirst(6).trimmingOptionalWhitespace()
         let parts = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let dash = parts[0].firstIndex(of: "-"), let start = Int64(parts[0][..<dash]),
             let end = Int64(parts[0][parts[0].index(after: dash)...]), start >= 0, end >= start,

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A reconnecting server-sent events client: the events of a `text/event-stream` resource,
 /// across as many connections as it takes, as one `AsyncSequence`.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Executor {
     /// Sends a request and returns as soon as the status and headers arrive; the body follows as

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Splits bytes into lines as they arrive, whatever the chunking: a line ends at CR, LF or CRLF
 /// (a CRLF split across two chunks is one ending), and the last line needs no ending.

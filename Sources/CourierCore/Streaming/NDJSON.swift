@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension ByteStream {
     /// The body as JSON Lines / NDJSON: one value decoded from each line; blank lines are skipped.

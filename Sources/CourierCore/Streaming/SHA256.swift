@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// SHA-256 ([FIPS 180-4](https://csrc.nist.gov/pubs/fips/180-4/upd1/final)), written without
 /// dependencies: Linux has no CryptoKit, and a download's checksum is the most common thing to
@@ -90,22 +94,23 @@ public struct SHA256: Sendable {
     /// - Throws: ``CourierError`` with cause ``CourierError/Cause/fileFailure(_:)`` when the file
     ///   cannot be read.
     public static func hash(contentsOf file: URL) throws(CourierError) -> [UInt8] {
-        let handle: FileHandle
+        let handle: OpenFile
         do {
-            handle = try FileHandle(forReadingFrom: file)
+            guard file.isFileURL else { throw CocoaError(.fileReadUnsupportedScheme) }
+            handle = try OpenFile.reading(file.path)
         } catch {
             throw CourierError(.fileFailure("cannot read \(file.lastPathComponent.debugDescription) to hash it"), underlyingError: error)
         }
-        defer { try? handle.close() }
+        defer { handle.close() }
         var hasher = SHA256()
         while true {
-            let block: Data?
+            let block: Data
             do {
-                block = try handle.read(upToCount: 1 << 20)
+                block = try handle.read(upTo: 1 << 20)
             } catch {
                 throw CourierError(.fileFailure("cannot read \(file.lastPathComponent.debugDescription) to hash it"), underlyingError: error)
             }
-            guard let block, !block.isEmpty else { return hasher.digest }
+            guard !block.isEmpty else { return hasher.digest }
             hasher.update(block)
         }
     }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One server-sent event (`text/event-stream`), as the WHATWG EventSource rules dispatch it.
 public struct ServerSentEvent: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,15 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Bytes that overflowed a stream's memory buffer, in order, in a temporary file that is unlinked
 /// as soon as it is open (nothing is left behind, even after a crash). Positional reads and

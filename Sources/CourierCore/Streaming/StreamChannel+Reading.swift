@@ -1,4 +1,9 @@
-import Foundation
+import Dispatch
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The reader's side: taking chunks (batched for a reader that asks for a minimum), polling, and
 /// stopping the stream.

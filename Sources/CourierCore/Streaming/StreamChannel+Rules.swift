@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The exchange's rules, applied where the transport hands a body's bytes over.
 extension StreamChannel {

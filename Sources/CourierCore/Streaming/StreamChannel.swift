@@ -1,4 +1,9 @@
-import Foundation
+import Dispatch
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The bounded buffer between the producer of a streamed body (a transport, a stub, a replay) and
 /// its one consumer.

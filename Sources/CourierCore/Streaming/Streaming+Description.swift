@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension StreamedResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The status line, the URL and headers with secrets hidden, and `<streaming body>`: never a

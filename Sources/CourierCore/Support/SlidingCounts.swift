@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Two counts over a sliding window kept as its last ten tenths ("slices"): the calls and
 /// retries of a ``RetryBudget``, the calls and failures of a ``CircuitBreaker``. A slice older

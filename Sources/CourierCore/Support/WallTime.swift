@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Wall-clock time read from a `Clock`: the date it started at plus the clock's time since. The
 /// cookie store and the HTTP cache use it so that a test's ``ManualClock`` moves their dates.

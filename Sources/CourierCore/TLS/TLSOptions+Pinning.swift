@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension TLSOptions {
     /// A server public key a client accepts: the SHA-256 digest of its DER `SubjectPublicKeyInfo`,
@@ -36,7 +40,7 @@ extension TLSOptions {
         /// - Parameter base64: The digest in base64.
         /// - Throws: ``TLSOptions/Invalid`` for text that is not base64 of 32 bytes.
         public init(base64: String) throws(TLSOptions.Invalid) {
-            var text = base64.trimmingCharacters(in: .whitespacesAndNewlines)
+            var text = base64.trimmingWhitespace()
             if text.hasPrefix("sha256/") { text.removeFirst("sha256/".count) }
             guard let digest = Data(base64Encoded: text) else {
                 throw TLSOptions.Invalid(reason: "a pin is the base64 of a SHA-256 digest; this text is not base64")
@@ -69,8 +73,8 @@ extension TLSOptions {
 extension TLSOptions.Certificate {
     /// The certificate's DER bytes, from its PEM body.
     var der: Data? {
-        guard let start = pem.range(of: "-----BEGIN CERTIFICATE-----"),
-            let end = pem.range(of: "-----END CERTIFICATE-----", range: start.upperBound..<pem.endIndex)
+        guard let start = pem.firstRange(of: "-----BEGIN CERTIFICATE-----"),
+            let end = pem[start.upperBound...].firstRange(of: "-----END CERTIFICATE-----")
         else { return nil }
         return Data(base64Encoded: String(pem[start.upperBound..<end.lowerBound].filter { !$0.isWhitespace }))
     }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Whom a client trusts and who it is, for every TLS connection an executor makes: the
 /// certificate authorities that may vouch for a server, and the certificate the client presents
@@ -70,8 +74,8 @@ public struct TLSOptions: Sendable, Hashable, CustomStringConvertible, CustomRef
             let end = "-----END CERTIFICATE-----"
             var found: [Certificate] = []
             var rest = pem[...]
-            while let start = rest.range(of: begin) {
-                guard let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex) else {
+            while let start = rest.firstRange(of: begin) {
+                guard let stop = rest[start.upperBound...].firstRange(of: end) else {
                     throw TLSOptions.Invalid(reason: "a PEM certificate has no END line")
                 }
                 let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }

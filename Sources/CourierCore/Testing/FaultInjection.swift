@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Injects latency, errors, failing statuses and cut-off bodies into any executor, by rule or
 /// from a recorded outage, so that a team can rehearse an outage in a unit test: the "chaos"

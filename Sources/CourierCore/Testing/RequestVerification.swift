@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A method and a path template, to say which requests a test expects: `.get("/users/{id}")`.
 public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {

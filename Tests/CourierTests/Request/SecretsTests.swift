@@ -116,6 +116,33 @@ struct SecretsTests {
         #expect((error.underlyingError as? URLError)?.failingURL?.host == "api.test")
     }
 
+    /// FoundationNetworking's delegate reports some failures as an `NSError` in `NSURLErrorDomain`
+    /// rather than a `URLError`: mapped by its code, its failing URL redacted, every other entry
+    /// (a message that repeats the URL) dropped. The core reads neither type itself (it builds on
+    /// FoundationEssentials); the URLSession transport's module does, for every error path.
+    @Test func anNSErrorWithAFailingURLIsMappedAndRedacted() throws {
+        let failingURL = try #require(URL(string: "https://user:PW-hunter2@api.test/v1?access_token=QS-s3cr3t"))
+        let underlying = NSError(
+            domain: NSURLErrorDomain, code: NSURLErrorTimedOut,
+            userInfo: [
+                NSURLErrorFailingURLErrorKey: failingURL, NSLocalizedDescriptionKey: "timed out: \(failingURL.absoluteString)",
+            ])
+        let error = CourierError.wrapping(underlying, request: request)
+        let timedOut = if case .timedOut = error.cause { true } else { false }
+        #expect(timedOut, "\(error.cause)")
+        let redacted = try #require(error.underlyingError as? NSError)
+        #expect(redacted.domain == NSURLErrorDomain && redacted.code == NSURLErrorTimedOut)
+        #expect((redacted.userInfo[NSURLErrorFailingURLErrorKey] as? URL)?.host == "api.test")
+        expectNoSecret("\(redacted.userInfo)")
+        expectNoSecret(dumped(error))
+        #expect(dumped(error).contains("domain: \(NSURLErrorDomain), code: \(NSURLErrorTimedOut)"), "\(dumped(error))")
+        // An error of another domain keeps what it says; only its type, domain and code are shown.
+        let other = CourierError.wrapping(NSError(domain: "com.example", code: 7, userInfo: ["note": "kept"]), request: request)
+        #expect((other.underlyingError as? NSError)?.userInfo["note"] as? String == "kept")
+        let kind: TransportFailure.Kind? = if case .transport(let failure) = other.cause { failure.kind } else { nil }
+        #expect(kind == .other, "\(other.cause)")
+    }
+
     /// An error body that quotes the credential it rejected does not put it in the message.
     @Test func errorMessagesThatEchoTheRequestAreRedacted() async {
         let executor = InMemoryExecutor { _ in
