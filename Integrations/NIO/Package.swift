@@ -40,7 +40,8 @@ let package = Package(
                 // ResponseProbe (the fuzz target's way in) runs the pipeline on an embedded channel.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                // Not NIOFoundationCompat: it imports full Foundation, which a server need not link.
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 // A stream's head is looked at (its :status) before SwiftNIO's codec reads it.

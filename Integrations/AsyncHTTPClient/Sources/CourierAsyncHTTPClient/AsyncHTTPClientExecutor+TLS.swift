@@ -1,7 +1,11 @@
 import AsyncHTTPClient
 import CourierCore
 @_spi(NIOTransports) import CourierNIO
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOSSL
 
 extension AsyncHTTPClientExecutor {

@@ -1,6 +1,10 @@
 import AsyncHTTPClient
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOPosix
 
 /// Sends Courier requests with AsyncHTTPClient over SwiftNIO: the same guarantees as

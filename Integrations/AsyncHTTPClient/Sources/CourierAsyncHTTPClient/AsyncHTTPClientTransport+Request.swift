@@ -1,6 +1,10 @@
 import AsyncHTTPClient
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 

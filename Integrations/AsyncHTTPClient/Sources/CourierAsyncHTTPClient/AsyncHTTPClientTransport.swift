@@ -1,6 +1,10 @@
 import AsyncHTTPClient
 @_spi(Transports) import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

@@ -1,9 +1,13 @@
 import AsyncHTTPClient
 import CourierCore
 @_spi(NIOTransports) import CourierNIO
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 
 /// Reads one response body from AsyncHTTPClient, decompressed piece by piece: either gathered

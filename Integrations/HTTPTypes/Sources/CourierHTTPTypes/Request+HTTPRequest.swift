@@ -1,5 +1,9 @@
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HTTPTypes
 
 extension Request {

@@ -1,5 +1,9 @@
 @_spi(Transports) import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HTTPTypes
 
 extension Response {

@@ -1,6 +1,10 @@
 import CoreMetrics
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Records OpenTelemetry's HTTP client metrics for every request, by their standard names and
 /// dimensions, through swift-metrics:

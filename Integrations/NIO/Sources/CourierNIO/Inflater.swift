@@ -1,6 +1,10 @@
 import CCourierNIOZlib
-import CourierCore
-import Foundation
+@_spi(Transports) import CourierCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Decodes a `gzip` or `deflate` response body piece by piece, so that the reader (and the size
 /// limit) sees every piece before the next is made: a compression bomb never has more than one
@@ -27,7 +31,7 @@ import Foundation
     /// (identity, or anything but a single `gzip`, `x-gzip` or `deflate`).
     public init?(contentEncoding coding: String?) {
         guard let coding else { return nil }
-        switch coding.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch coding.trimmingOptionalWhitespace().lowercased() {
         case "gzip", "x-gzip", "deflate": break
         default: return nil
         }

@@ -61,6 +61,14 @@ struct ProxyTests {
         }
     }
 
+    /// A user's path: a password with `@` (escaped `%40`) and a literal `%41` (escaped `%2541`),
+    /// as `HTTPS_PROXY` must spell them. Decoded once: decoding twice sent `A` for `%41`.
+    @Test func escapedCredentialsAreDecodedExactlyOnce() throws {
+        let proxy = try NIOTransport.Proxy(url: "http://team%40corp:p%2541ss%40word@proxy.internal:3128")
+        #expect(proxy.credentials == NIOTransport.Proxy.Credentials(user: "team@corp", password: "p%41ss@word"))
+        #expect(proxy.host == "proxy.internal" && proxy.port == 3128)
+    }
+
     @Test func aProxyThatAsksForCredentialsGetsThemAndNeverShowsThem() async throws {
         let address = try #require(ProcessInfo.processInfo.environment["COURIER_HTTP_PROXY_AUTH_URL"], "run scripts/test")
         let servers = try ConformanceServers.fromEnvironment()

@@ -1,6 +1,10 @@
 import CourierCore
 import CourierHTTPTypes
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import HTTPTypes
 import OpenAPIRuntime
 

@@ -1,5 +1,9 @@
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -186,7 +190,7 @@ enum NIOTransportError: Error, Sendable {
     /// The first BoringSSL reason name in `error` (`CERTIFICATE_VERIFY_FAILED`, …) as a problem.
     public static func problem(for error: BoringSSLError) -> TLSProblem {
         let text = String(describing: error)
-        if let marker = text.range(of: "OPENSSL_internal:") {
+        if let marker = text.firstRange(of: "OPENSSL_internal:") {
             let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
             if !reason.isEmpty { return TLSProblem.fromBoringSSL(reason: String(reason)) }
         }

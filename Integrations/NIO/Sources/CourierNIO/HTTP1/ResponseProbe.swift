@@ -1,8 +1,12 @@
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOCore
 import NIOEmbedded
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 import NIOHTTP1
 
 /// What the transport makes of bytes a server sends, without a network: the connection's own

@@ -1,5 +1,9 @@
-import CourierCore
-import Foundation
+@_spi(Transports) import CourierCore
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension NIOTransport {
     /// A forward proxy that hops go through: an HTTP proxy (a `CONNECT` tunnel for `https`, the
@@ -61,7 +65,7 @@ extension NIOTransport {
         /// - Parameter url: The URL.
         /// - Throws: ``Invalid`` naming what is wrong (never the URL, which may hold a password).
         public init(url: String) throws(Invalid) {
-            var text = url.trimmingCharacters(in: .whitespaces)
+            var text = url.trimmingWhitespace()
             if !text.contains("://") { text = "http://" + text }
             guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
                 throw Invalid(reason: "the proxy URL does not parse")
@@ -79,9 +83,9 @@ extension NIOTransport {
             self.port = port
             if let user = components.user {
                 guard kind == .http else { throw Invalid(reason: "SOCKS5 proxies with a user and password are not supported") }
-                credentials = Credentials(
-                    user: user.removingPercentEncoding ?? user,
-                    password: components.password.map { $0.removingPercentEncoding ?? $0 } ?? "")
+                // `user` and `password` are already percent-decoded (decoding them again would
+                // turn a password's literal `%41` into `A`).
+                credentials = Credentials(user: user, password: components.password ?? "")
             }
         }
 
@@ -151,7 +155,7 @@ extension NIOTransport {
         {
             func value(_ names: String...) -> (name: String, value: String)? {
                 for name in names {
-                    if let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return (name, value) }
+                    if let value = environment[name]?.trimmingWhitespace(), !value.isEmpty { return (name, value) }
                 }
                 return nil
             }
@@ -164,7 +168,7 @@ extension NIOTransport {
                 }
             }
             let all = try proxy("ALL_PROXY", "all_proxy")
-            let bypass = value("NO_PROXY", "no_proxy")?.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let bypass = value("NO_PROXY", "no_proxy")?.value.split(separator: ",").map { $0.trimmingWhitespace() }
             return Proxies(
                 http: try proxy("http_proxy") ?? all, https: try proxy("HTTPS_PROXY", "https_proxy") ?? all,
                 bypass: bypass?.filter { !$0.isEmpty } ?? [])

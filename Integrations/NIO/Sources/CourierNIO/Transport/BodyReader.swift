@@ -1,7 +1,11 @@
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOCore
-import NIOFoundationCompat
+import NIOFoundationEssentialsCompat
 
 /// Hands one response body to Courier, decoded piece by piece when it has a `gzip` or `deflate`
 /// coding: whole (gathered on the event loop) or as a ``/Courier/ByteStream`` that a task fills

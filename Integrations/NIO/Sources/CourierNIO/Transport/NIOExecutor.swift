@@ -1,5 +1,9 @@
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOPosix
 
 /// Sends Courier requests over Courier's own HTTP/1.1 connections on SwiftNIO
