@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // A service's API client as a team would write it: a client generated from its OpenAPI document
@@ -35,7 +35,11 @@ let package = Package(
         courier("courier-logging", path: "../Logging"),
         courier("courier-metrics", path: "../Metrics"),
         courier("courier-tracing", path: "../Tracing"),
-        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        // A server turns off the runtime's default `FullFoundation` trait (and depends on nothing
+        // that imports full Foundation): then it links FoundationEssentials only, no ICU data.
+        // A package that needs what the trait guards (`ISO8601DateFormatter` options for the
+        // runtime's date transcoder) writes `traits: ["FullFoundation"]` instead.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0", traits: []),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),

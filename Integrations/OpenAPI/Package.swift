@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // A swift-openapi-runtime ClientTransport over any Courier executor: a package of its own, so
@@ -17,7 +17,9 @@ let package = Package(
         .package(name: "courier-http-types", path: "../HTTPTypes"),
         // Tests only: the generated client over the other transport too.
         .package(name: "courier-async-http-client", path: "../AsyncHTTPClient"),
-        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        // No traits: the runtime's default `FullFoundation` would link full Foundation (and ICU)
+        // into every server that uses this package; an app that wants it enables it itself.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [

@@ -5,7 +5,11 @@ import CourierLogging
 import CourierMetrics
 import CourierOpenAPI
 import CourierTracing
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 import Tracing
 

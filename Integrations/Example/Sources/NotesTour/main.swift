@@ -1,6 +1,17 @@
 import CourierAsyncHTTPClient
 import CourierCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Logging
 import NotesAPI
 
@@ -10,8 +21,14 @@ import NotesAPI
 //
 // Traffic is logged at .debug to standard error: look for the bearer token (it is not there).
 
+/// Writes a line to standard error (FoundationEssentials has no `FileHandle`).
+func printToStandardError(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+}
+
 guard CommandLine.arguments.count == 2, let server = URL(string: CommandLine.arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: NotesTour URL (an httpbin, for example http://127.0.0.1:8080)\n".utf8))
+    printToStandardError("usage: NotesTour URL (an httpbin, for example http://127.0.0.1:8080)")
     exit(2)
 }
 LoggingSystem.bootstrap(StreamLogHandler.standardError)
@@ -40,6 +57,6 @@ do {
     }
     print("\nTour complete.")
 } catch {
-    FileHandle.standardError.write(Data("\nTour failed: \(error)\n".utf8))
+    printToStandardError("\nTour failed: \(error)")
     exit(1)
 }

@@ -3,18 +3,39 @@
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 @_spi(Generated) public import OpenAPIRuntime
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.URL
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.URL
+#endif
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.Data
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.Data
+#endif
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.Date
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.Date
+#endif
 import HTTPTypes
 /// A small notes service, as a team would describe its own API. Every operation maps onto an endpoint of httpbin, so the example runs against a local httpbin with nothing else to set up.
 ///
@@ -30,7 +51,7 @@ public struct Client: APIProtocol {
     ///   - transport: A transport that performs HTTP operations.
     ///   - middlewares: A list of middlewares to call before the transport.
     public init(
-        serverURL: Foundation.URL,
+        serverURL: URL,
         configuration: Configuration = .init(),
         transport: any ClientTransport,
         middlewares: [any ClientMiddleware] = []

@@ -3,17 +3,38 @@
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 @_spi(Generated) public import OpenAPIRuntime
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.URL
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.URL
+#endif
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.Data
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.Data
+#endif
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.Date
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.Date
+#endif
 /// Types generated from the components section of the OpenAPI document.
 public enum Components {}

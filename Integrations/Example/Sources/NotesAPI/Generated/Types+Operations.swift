@@ -3,18 +3,39 @@
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 @_spi(Generated) public import OpenAPIRuntime
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.URL
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.URL
+#endif
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.Data
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.Data
+#endif
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.Date
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.Date
+#endif
 /// API operations, with input and output types, generated from `#/paths` in the OpenAPI document.
 public enum Operations {
     /// Creates a note. The server deduplicates by Idempotency-Key, so a retry is safe.

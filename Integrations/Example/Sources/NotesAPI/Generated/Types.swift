@@ -3,18 +3,39 @@
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 @_spi(Generated) public import OpenAPIRuntime
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.URL
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.URL
+#endif
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.Data
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.Data
+#endif
+#if canImport(FoundationEssentials)
+#if compiler(>=6.4)
+@diagnose(UnusedImportAccess, as: ignored)
+#endif
+public import struct FoundationEssentials.Date
+#else
 #if compiler(>=6.4)
 @diagnose(UnusedImportAccess, as: ignored)
 #endif
 public import struct Foundation.Date
+#endif
 /// A type that performs HTTP operations defined by the OpenAPI document.
 public protocol APIProtocol: Sendable {
     /// Creates a note. The server deduplicates by Idempotency-Key, so a retry is safe.
@@ -68,16 +89,16 @@ extension APIProtocol {
 /// Server URLs defined in the OpenAPI document.
 public enum Servers {
     public enum Server1 {
-        public static func url() throws -> Foundation.URL {
-            try Foundation.URL(
+        public static func url() throws -> URL {
+            try URL(
                 validatingOpenAPIServerURL: "http://127.0.0.1:8080",
                 variables: []
             )
         }
     }
     @available(*, deprecated, renamed: "Servers.Server1.url")
-    public static func server1() throws -> Foundation.URL {
-        try Foundation.URL(
+    public static func server1() throws -> URL {
+        try URL(
             validatingOpenAPIServerURL: "http://127.0.0.1:8080",
             variables: []
         )
