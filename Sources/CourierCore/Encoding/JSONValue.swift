@@ -37,9 +37,11 @@ enum JSONValue: Decodable, Equatable {
     }
 
     /// The document `data` holds (any value at the top, not only an object or array), or `nil`
-    /// when it is not JSON.
+    /// when it is not JSON: strict JSON read directly, anything else asked of `JSONDecoder`.
     static func decode(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
+        let bytes = [UInt8](data)
+        if JSONSyntax.isValid(bytes) { return parse(valid: bytes) }
+        return try? JSONDecoder().decode(JSONValue.self, from: data)
     }
 
     /// Equal values: objects whatever their key order, and numbers by value (`1` and `1.0`).

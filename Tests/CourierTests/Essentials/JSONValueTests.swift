@@ -44,6 +44,21 @@ struct JSONValueTests {
         #expect(JSONValue.decode(Data(text.utf8)) == nil)
     }
 
+    /// Strict JSON is read by Courier's own parser; it reads every document as `JSONDecoder`
+    /// does (escapes, surrogate pairs, big and negative numbers, exponents, nesting, spaces).
+    @Test(arguments: [
+        #"{"a":[1,-2,3.5,-0.25e2,1E300,12345678901234567890,-9223372036854775808],"b":{"c":null,"d":[true,false]}}"#,
+        #" [ "\u00e9\ud83d\ude00\n\"\\\/" , "" , "plain" ] "#, "0", "-0", "1e-7", #""only""#, "[]", "{}", "[[[[[]]]]]",
+        #"{"dup":1,"dup":2}"#, #"{"é":"ü","😀":{}}"#,
+    ])
+    func strictJSONIsReadAsTheDecoderReadsIt(text: String) throws {
+        let bytes = Array(text.utf8)
+        try #require(JSONSyntax.isValid(bytes))
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        #expect(JSONValue.parse(valid: bytes) == decoded)
+        #expect(JSONValue.decode(Data(bytes)) == decoded)
+    }
+
     /// Nested deeper than the decoder reads is refused, not a crash.
     @Test func deepNestingIsRefusedWithoutCrashing() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
