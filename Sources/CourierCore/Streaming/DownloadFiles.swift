@@ -137,8 +137,8 @@ final class DownloadFiles {
         let file = open(validatorPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw Self.fileError("could not create \(URL(fileURLWithPath: validatorPath).lastPathComponent)", errno, request) }
         defer { _ = close(file) }
-        guard Self.writeAll(Data(validator.utf8), to: file) else {
-            throw Self.fileError("could not write \(URL(fileURLWithPath: validatorPath).lastPathComponent)", errno, request)
+        if let code = OpenFile.write(Data(validator.utf8), to: file) {
+            throw Self.fileError("could not write \(URL(fileURLWithPath: validatorPath).lastPathComponent)", code, request)
         }
     }
 
@@ -162,8 +162,7 @@ final class DownloadFiles {
                         .transport(TransportFailure(.badResponse, message: "the body is longer than the \(expected) bytes the response announced")),
                         request: request)
                 }
-                guard Self.writeAll(chunk, to: descriptor) else {
-                    let code = errno
+                if let code = OpenFile.write(chunk, to: descriptor) {
                     body.cancel()
                     throw Self.fileError("could not write \(name)", code, request)
                 }
@@ -207,30 +206,10 @@ final class DownloadFiles {
     /// How many bytes a download's writer would rather wait for before it is woken.
     static let batch = 256 << 10
 
-    private static func writeAll(_ data: Data, to file: Int32) -> Bool {
-        data.withUnsafeBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return true }
-            var done = 0
-            while done < raw.count {
-                let count = systemWrite(file, base + done, raw.count - done)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += count
-            }
-            return true
-        }
-    }
-
     static func fileError(_ message: String, _ code: Int32, _ request: Request) -> CourierError {
         let error = POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         return CourierError(.fileFailure("\(message): \(SystemErrorText.text(for: code))"), request: request, underlyingError: error)
     }
-}
-
-private func systemWrite(_ file: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(file, bytes, count)
 }
 
 /// `Content-Range: bytes start-end/total` (or `bytes */total`), as a `206` announces its part.

@@ -48,17 +48,22 @@ final class OpenFile {
     /// Writes all of `data`.
     func write(_ data: Data) throws(POSIXError) {
         guard descriptor >= 0 else { throw POSIXError(.EBADF) }
-        let failed: Int32? = data.withUnsafeBytes { raw in
+        if let failed = Self.write(data, to: descriptor) { throw POSIXError(POSIXErrorCode(rawValue: failed) ?? .EIO) }
+    }
+
+    /// Writes all of `data` to an open descriptor (one a caller keeps open itself); returns the
+    /// `errno` of a failure, or `nil`.
+    static func write(_ data: Data, to descriptor: Int32) -> Int32? {
+        data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return nil }
             var done = 0
             while done < raw.count {
-                let count = Self.retryingInterrupts { systemWrite(descriptor, base + done, raw.count - done) }
+                let count = retryingInterrupts { systemWrite(descriptor, base + done, raw.count - done) }
                 guard count >= 0 else { return errno }
                 done += count
             }
             return nil
         }
-        if let failed { throw POSIXError(POSIXErrorCode(rawValue: failed) ?? .EIO) }
     }
 
     /// Closes the file; later reads and writes fail. Closing twice does nothing.
