@@ -44,6 +44,15 @@ Each path is one way a hostile or broken server can answer:
                      arrived, how many of the held ones the client gave up on by closing the
                      connection, and how many held ones were answered
                      ({"requests": N, "disconnects": D, "held_answered": A})
+  /informational?count=N&size=S
+                     N informational heads (103 Early Hints, each with a Link field of S bytes, 100
+                     by default) before a 200 "final!"; count=0: 103s without end, until the
+                     client goes
+  /upload-bounds/open?hold=1  a new loopback listener of its own that records what a client
+                     uploads (upload_listener.py): {"port": P}; with hold=1 it reads no body until
+                     /upload-bounds/release?port=P. /upload-bounds/state?port=P says what each of
+                     its connections received (requests, body bytes, bytes after them, closed);
+                     /upload-bounds/close?port=P closes it (it closes itself after 5 minutes)
 Usage: python3 hostile_server.py PORT
 """
 import gzip
@@ -57,6 +66,8 @@ import zlib
 import json
 import sys
 import urllib.parse
+
+import upload_listener
 
 PAYLOAD = json.dumps({"items": list(range(3000))}).encode()
 GZIPPED = gzip.compress(PAYLOAD)
@@ -267,6 +278,38 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.connection.close()
             else:
                 self.send_body(200, b'{"ok":true}', [("Content-Type", "application/json")])
+        elif url.path == "/informational":
+            query = urllib.parse.parse_qs(url.query)
+            count = int(query.get("count", ["0"])[0])
+            size = int(query.get("size", ["100"])[0])
+            interim = b"HTTP/1.1 103 Early Hints\r\nLink: <" + b"/" * max(0, size - 2) + b">\r\n\r\n"
+            self.close_connection = True
+            try:
+                sent = 0
+                while count == 0 or sent < count:
+                    self.wfile.write(interim * 64 if count == 0 else interim)
+                    sent += 1
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nfinal!")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        elif url.path.startswith("/upload-bounds/"):
+            query = urllib.parse.parse_qs(url.query)
+            action = url.path[len("/upload-bounds/"):]
+            port = int(query.get("port", ["0"])[0] or 0)
+            if action == "open":
+                opened = upload_listener.open_listener(bool(query.get("hold")))
+                answer = {"port": opened} if opened else None
+            elif action == "state":
+                answer = upload_listener.state(port)
+            elif action in ("release", "close"):
+                answer = {"done": (upload_listener.release if action == "release" else upload_listener.close)(port)}
+            else:
+                answer = None
+            if answer is None:
+                self.send_body(404, b"no such listener")
+            else:
+                self.send_body(200, json.dumps(answer).encode(), [("Content-Type", "application/json")])
         elif url.path == "/echo":
             echoed = {"path": self.path, "headers": dict(self.headers.items())}
             self.send_body(200, json.dumps(echoed).encode(), [("Content-Type", "application/json")])

@@ -10,7 +10,7 @@ import Foundation
 public enum ConformanceSuite {
     /// Every case.
     public static let cases: [ConformanceCase] =
-        contract + redirects + hops + limits + time + cancellation + integrity + streaming + uploads + downloads
+        contract + redirects + hops + limits + time + cancellation + integrity + streaming + uploads + uploadBounds + downloads
         + events + cookies + caching + timings + resilience
 
     /// The cases whose requirements `offered` covers.

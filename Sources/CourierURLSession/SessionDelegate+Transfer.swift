@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transports) import CourierCore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -18,10 +18,12 @@ extension SessionDelegate {
             var headDelivered = false
             /// The file the task uploads.
             var uploadFile: URL?
-            /// Whether the upload file is still watched for shrinking (until its body is sent).
-            var watchingUpload = false
-            /// Why the upload stopped early (its file shrank or went away), when it did.
-            var uploadProblem: String?
+            /// The file the body was copied from and the length it had, while it is watched
+            /// (until the body is sent).
+            var watched: (file: URL, length: Int64)?
+            /// Why the upload failed (its file grew, shrank or went away), when it did: the call
+            /// fails with it however the task ends, and its response is never handed over.
+            var uploadProblem: CourierError?
             var ended = false
             /// URLSession reported the task complete: it must not be cancelled any more
             /// (FoundationNetworking traps when a cancel races the task's completion).
@@ -42,12 +44,13 @@ extension SessionDelegate {
         let timings: HopTimings.Recorder?
 
         init(
-            request: Request, uploadFile: URL?, bodyPipe: PipeBuffer?, options: StreamOptions, gathering: Bool = false,
+            request: Request, uploadFile: URL?, watching: (file: URL, length: Int64)? = nil, bodyPipe: PipeBuffer?,
+            options: StreamOptions, gathering: Bool = false,
             calls: SessionCalls, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
         ) {
             self.calls = calls
             self.gathering = gathering
-            self.state = Locked(State(head: head, uploadFile: uploadFile))
+            self.state = Locked(State(head: head, uploadFile: uploadFile, watched: watching))
             // A gathered body waits whole in memory for its reader, held to the rules from its
             // first byte.
             self.channel = StreamChannel(limit: gathering ? .max : options.bufferLimit, spillLimit: options.spillLimit)
@@ -79,40 +82,57 @@ extension SessionDelegate {
             if let task, !bodyOutstanding { calls.cancel(task) }
         }
 
-        /// Checks the size of the file the task uploads every 100 ms until its body is
-        /// sent: URLSession announced the size the file had at the start, and on
-        /// FoundationNetworking a file that then shrinks leaves the transfer waiting for bytes
-        /// that never come. A shrunk (or vanished) file stops the transfer with
-        /// ``CourierError/Cause/fileFailure(_:)``; one that grows is sent at its announced size.
-        func watchUpload(of file: URL, announced: Int64) {
-            state.withLock { $0.watchingUpload = true }
-            let name = file.lastPathComponent.debugDescription
+        /// Holds a file body to the length it had when its upload started, as every transport
+        /// does (``FramedBody``'s rule). The task sends a private copy made then (see
+        /// `URLSessionTransport`), so what goes out never changes; the file itself is checked
+        /// every 100 ms until the body is sent, and once more then. A file that grew, shrank or
+        /// went away fails the call (the framing error; ``CourierError/Cause/fileFailure(_:)`` for
+        /// one that went away) once the task ends, its response dropped. The task is never
+        /// cancelled for it: cancelling a file upload mid-body can trap in FoundationNetworking
+        /// (the Known limits article), and the copy is sent whole, exactly as announced.
+        func watchUpload() {
             @Sendable func check() {
-                guard state.withLock({ !$0.ended && !$0.stopped && $0.watchingUpload }) else { return }
-                var info = stat()
-                let size: Int64? = stat(file.path, &info) == 0 ? Int64(info.st_size) : nil
-                if let size, size >= announced {
+                guard state.withLock({ !$0.ended && !$0.stopped && $0.watched != nil }) else { return }
+                if !uploadChanged(finally: false) {
                     DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { check() }
-                    return
                 }
-                let problem =
-                    size.map { "the file \(name) shrank while it was uploaded: \($0) of the \(announced) bytes announced" }
-                    ?? "the file \(name) went away while it was uploaded"
-                state.withLock { $0.uploadProblem = problem }
-                cancel()
             }
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { check() }
         }
 
-        /// The body is sent: its file no longer matters.
+        /// Whether the watched file no longer has its length (recording why); `finally` ends the
+        /// watch.
+        private func uploadChanged(finally: Bool) -> Bool {
+            guard
+                let (file, length) = state.withLock({ state -> (URL, Int64)? in
+                    defer { if finally { state.watched = nil } }
+                    return state.watched
+                })
+            else { return false }
+            var info = stat()
+            let size: Int64? = stat(file.path, &info) == 0 ? Int64(info.st_size) : nil
+            if size == length { return false }
+            let problem =
+                size.map { FramedBody.mismatch(.file(file), length: length, read: $0 > length ? nil : $0) }
+                ?? CourierError(.fileFailure("the file \(file.lastPathComponent.debugDescription) went away while it was uploaded"))
+            state.withLock { state in
+                if state.uploadProblem == nil { state.uploadProblem = problem }
+                state.watched = nil
+            }
+            return true
+        }
+
+        /// The body is sent: its file is checked a last time, and no longer watched.
         func uploadSent() {
-            state.withLock { $0.watchingUpload = false }
+            _ = uploadChanged(finally: true)
         }
 
         /// Hands the head over once, with `body` (the body stream when `nil`) attached.
         func deliverHead(_ response: HTTPURLResponse, body: ByteStream? = nil) {
             guard
-                let complete = state.withLock({ state in
+                let complete = state.withLock({ state -> HeadCompletion? in
+                    // The answer to an upload whose file changed is not handed over (see `end`).
+                    guard state.uploadProblem == nil else { return nil }
                     defer {
                         state.head = nil
                         state.headDelivered = true
@@ -126,7 +146,7 @@ extension SessionDelegate {
         /// Ends the exchange: a failure before the head fails the call, after it the body.
         func end(_ error: (any Error)?) {
             guard
-                let (complete, problem) = state.withLock({ state -> (HeadCompletion?, String?)? in
+                let (complete, problem) = state.withLock({ state -> (HeadCompletion?, CourierError?)? in
                     guard !state.ended else { return nil }
                     defer {
                         state.head = nil
@@ -139,8 +159,8 @@ extension SessionDelegate {
             // A body the exchange's rules stopped (too large, idle) fails with their error, not
             // with the cancellation that stopped the task.
             if error != nil, let stopped = channel.stopError, !stopped.isReaderStop { failure = stopped }
-            // An upload stopped because its file shrank says so.
-            if error != nil, let problem { failure = CourierError(.fileFailure(problem), request: request) }
+            // An upload whose file changed fails, however the task ended.
+            if let problem { failure = CourierError.wrapping(problem, request: request) }
             if let complete, let failure { complete(.failure(failure)) }
             channel.finish(failure)
             cleanup()

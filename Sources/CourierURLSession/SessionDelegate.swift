@@ -46,14 +46,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.role = role
     }
 
-    /// Sends `urlRequest` (uploading `uploadFile` when given) and calls `head` once, with the
-    /// streamed response or the failure before it. Returns an action that cancels the transfer.
+    /// Sends `urlRequest` (uploading `uploadFile` when given, while the file its body came from
+    /// is `watching`) and calls `head` once, with the streamed response or the failure before
+    /// it. Returns an action that cancels the transfer.
     func start(
-        _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, bodyPipe: PipeBuffer? = nil, on session: URLSession,
+        _ urlRequest: URLRequest, for request: Request, uploadFile: URL?, watching: (file: URL, length: Int64)? = nil,
+        bodyPipe: PipeBuffer? = nil, on session: URLSession,
         options: StreamOptions, gathering: Bool = false, cleanup: @escaping @Sendable () -> Void, head: @escaping HeadCompletion
     ) -> @Sendable () -> Void {
         let transfer = Transfer(
-            request: request, uploadFile: uploadFile, bodyPipe: bodyPipe, options: options, gathering: gathering, calls: calls,
+            request: request, uploadFile: uploadFile, watching: watching, bodyPipe: bodyPipe, options: options, gathering: gathering,
+            calls: calls,
             cleanup: cleanup, head: head)
         // Weakly: the channel keeps its stop actions until a reader stops it, and a call cancelled
         // before its head never hands the channel to a reader, so a strong capture made a cycle
@@ -78,10 +81,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             let task: URLSessionTask
             if let file {
                 task = session.uploadTask(with: urlRequest, fromFile: file)
-                let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
-                if let announced = urlRequest.value(forHTTPHeaderField: "Content-Length").flatMap({ Int64($0) }) ?? size {
-                    transfer.watchUpload(of: file, announced: announced)
-                }
+                transfer.watchUpload()
             } else {
                 task = session.dataTask(with: urlRequest)
             }
@@ -123,7 +123,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let transfer = transfer(for: dataTask) else { return }
         // One lock per chunk on the common path; the head is looked up only until it is out.
         let (skip, needsHead) = transfer.state.withLock { state -> (Bool, Bool) in
-            if state.stopped { return (true, false) }
+            // Stopped, or the answer to an upload whose file changed (dropped; see `Transfer.end`).
+            if state.stopped || state.uploadProblem != nil { return (true, false) }
             return (false, !state.headDelivered && !transfer.gathering)
         }
         guard !skip else { return }

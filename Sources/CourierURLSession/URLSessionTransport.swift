@@ -172,7 +172,14 @@ public final class URLSessionTransport: Transport {
             return try await streamSequence(shot, urlRequest, for: request, options: options)
         }
         var upload: (url: URL, temporary: Bool)?
+        // The file a body is read from, and its length, watched until the body is sent.
+        var watched: (file: URL, length: Int64)?
         if let source = request.bodySource {
+            // Every body goes out from a file of Courier's own, made (and held to its length,
+            // FramedBody's rule) before the first byte goes out: FoundationNetworking reads an
+            // upload file to its end, whatever length it announced, so a file that grew while it
+            // was sent had the bytes past that length written after the request, where a
+            // keep-alive server reads them as another one (seen: 80 KiB of them).
             let file = try await source.uploadFile()
             upload = file
             if let size = try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? NSNumber {
@@ -180,6 +187,7 @@ public final class URLSessionTransport: Transport {
                 if urlRequest.value(forHTTPHeaderField: "Content-Length") == nil {
                     urlRequest.setValue(size.stringValue, forHTTPHeaderField: "Content-Length")
                 }
+                if case .file(let original) = source.storage { watched = (original, size.int64Value) }
             }
         }
         let temporaryFile = upload.flatMap { $0.temporary ? $0.url : nil }
@@ -191,9 +199,9 @@ public final class URLSessionTransport: Transport {
         let (session, delegate) = gathering ? (self.session, self.delegate) : streamingSession
         do {
             let uploadFile = upload?.url
-            return try await withCallback { head in
+            return try await withCallback { [watched] head in
                 delegate.start(
-                    urlRequest, for: request, uploadFile: uploadFile, on: session, options: options, gathering: gathering,
+                    urlRequest, for: request, uploadFile: uploadFile, watching: watched, on: session, options: options, gathering: gathering,
                     cleanup: cleanup, head: head)
             }
         } catch {

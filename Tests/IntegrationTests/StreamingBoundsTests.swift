@@ -51,10 +51,6 @@ func peakGrowth(during body: () async throws -> Void) async rethrows -> Int {
 /// What the stream server could write of a `/bytes?key=K` body before the client hung up.
 struct Sent: Decodable { var sent: Int; var done: Bool }
 
-/// What the stream server read of an `/upload?key=K` body: bytes so far, whether the body ended as
-/// its framing says, whether the server stopped reading.
-struct Uploaded: Decodable { var length: Int; var complete: Bool; var done: Bool }
-
 /// What a stop leaves behind, on fast loopback transfers of up to a gibibyte. A suite of its own,
 /// run by scripts/test in a process of its own after every other suite: FoundationNetworking
 /// goes on reading (and inflating) for a moment after each stop these tests cause, and requests
@@ -168,49 +164,6 @@ struct StreamingBoundsTests {
         #expect(seen >= 20 << 20)
         #expect(growth < 256 << 20, "grew \(growth >> 20) MiB")
         try await expectServerStopped(key: key, total: 512 << 20)
-    }
-
-    /// A file that shrinks while it is uploaded fails the upload at once, saying so (the server
-    /// would otherwise wait for the bytes announced).
-    @Test func aFileThatShrinksWhileItIsUploadedFailsAtOnce() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-shrink-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: file) }
-        // 1 GiB, sparse: cheap to make, slow enough to send that it is cut mid-way.
-        let made = FileManager.default.createFile(atPath: file.path, contents: nil)
-        #expect(made)
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.truncate(atOffset: 1 << 30)
-        try handle.close()
-        let progress = TransferProgress()
-        let shrink = Task {
-            for await snapshot in progress.updates where snapshot.completed > 0 {
-                truncate(file.path, 1 << 20)
-                return
-            }
-        }
-        defer { shrink.cancel() }
-        let key = UUID().uuidString
-        let error = await expectCourierError {
-            let response = try await executor.stream(
-                // The server reads 64 KiB every 10 ms: the file is cut long before it could be sent.
-                try StreamServer.request(.post) |> path("upload") |> query("key", key) |> query("pace", 10) |> upload(file) |> timeout(60),
-                options: StreamOptions(uploadProgress: progress))
-            _ = try await response.body.collect(upTo: 1 << 20)
-        }
-        guard case .fileFailure(let message) = error?.cause else {
-            Issue.record("expected fileFailure, got \(String(describing: error))")
-            return
-        }
-        #expect(message.contains("shrank"))
-        // At once, by what the server got rather than by a stopwatch: the upload stopped near
-        // where the file was cut, far short of the gibibyte announced, and the body never ended.
-        var uploaded = try await executor.send(try StreamServer.request() |> path("uploaded") |> query("key", key) |> decode(Uploaded.self))
-        while !uploaded.done {
-            try await Task.sleep(for: .milliseconds(50))
-            uploaded = try await executor.send(try StreamServer.request() |> path("uploaded") |> query("key", key) |> decode(Uploaded.self))
-        }
-        #expect(!uploaded.complete)
-        #expect(uploaded.length < 256 << 20, "the server got \(uploaded.length >> 20) MiB of a file cut to 1 MiB")
     }
 
     /// A stream stopped while the server sends faster than FoundationNetworking reads (1 GiB on

@@ -34,6 +34,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     #endif
     public enum Cause: Sendable {
         /// The request is invalid; it was not sent. The problems say what to fix.
+        ///
+        /// A streamed body that breaks its declared length (``BodySource``) is found only while
+        /// it is sent: its request is cut off before its end, so the server never receives it
+        /// whole, and the connection is closed.
         case invalidRequest([RequestProblem])
         /// The request timed out.
         case timedOut

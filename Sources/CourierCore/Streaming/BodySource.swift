@@ -17,14 +17,18 @@
 /// Set one with ``upload(_:contentType:)``, ``upload(_:length:contentType:)`` or a
 /// ``multipart(_:encoder:)`` body with file parts. Whenever the length is known (a file, parts,
 /// a sequence with a `length`) it is sent as `Content-Length`, on every transport; a sequence
-/// of unknown length goes out with chunked transfer coding. ``URLSessionExecutor`` uploads a
-/// file straight from disk (re-opened for each attempt and each 307/308 redirect), sends a
-/// sequence of unknown length while it is produced (a 307/308 redirect that would need it again
-/// fails), and writes parts, and a sequence of known length, to a temporary file as the request
-/// is sent, then uploads that (FoundationNetworking can only frame a body stream as chunked).
-/// A sequence that produces more or fewer bytes than its `length` fails before anything is
-/// sent on URLSession, and is cut off on transports that stream it. A file is sent at the size it had when the upload
-/// started: one that shrinks meanwhile fails with ``CourierError/Cause/fileFailure(_:)``.
+/// of unknown length goes out with chunked transfer coding. A file is read again for each
+/// attempt and each 307/308 redirect. ``URLSessionExecutor`` sends a sequence of unknown length
+/// while it is produced (a 307/308 redirect that would need it again fails), and writes a file,
+/// parts and a sequence of known length to a temporary file as the request is sent, then uploads
+/// that (FoundationNetworking can only frame a body stream as chunked, and reads a file past the
+/// length it announced); the other transports read the body while they send it.
+/// The length is taken once, when the request goes out, and the body is held to it on every
+/// transport: a sequence that produces more or fewer bytes than its `length`, or a file (or a
+/// file part) that grows or shrinks while it is uploaded, fails with
+/// ``CourierError/Cause/invalidRequest(_:)`` (an ``RequestProblem/Kind/invalidFraming`` problem
+/// that says which), no byte past the length is sent, the server never receives the request
+/// whole, and its connection is not kept (on URLSession a sequence fails before anything is sent).
 ///
 /// A sequence can be read once: a request with one is not retried by ``RetryMiddleware`` (its
 /// ``Request/isRetryable`` is `false`), and sending it a second time fails with
@@ -77,18 +81,24 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
         BodySource(
             storage: .sequence(
                 OneShot(length: length) {
-                    AsyncThrowingStream { continuation in
-                        let task = Task {
-                            do {
-                                for try await chunk in sequence { continuation.yield(chunk) }
-                                continuation.finish()
-                            } catch {
-                                continuation.finish(throwing: error)
-                            }
-                        }
-                        continuation.onTermination = { _ in task.cancel() }
-                    }
+                    // Pulled, a chunk each time the transport asks for one: a producer runs no
+                    // further ahead than the socket takes (never into an unbounded buffer), in
+                    // the reader's task, so cancelling the reader stops it.
+                    let iterator = SequenceReader(sequence.makeAsyncIterator())
+                    return AsyncThrowingStream { try await iterator.next() }
                 }))
+    }
+
+    /// A producer's iterator, advanced by the stream that reads it. `@unchecked Sendable` is
+    /// sound: it is reached only through the closure of one `AsyncThrowingStream(unfolding:)`,
+    /// taken once (``OneShot``) and read by one transport, one chunk at a time, so `next()` is
+    /// never called while another call runs.
+    private final class SequenceReader<Base: AsyncIteratorProtocol>: @unchecked Sendable where Base.Element == Data {
+        private var base: Base
+
+        init(_ base: Base) { self.base = base }
+
+        func next() async throws -> Data? { try await base.next() }
     }
 
     /// Whether the body can be sent more than once (files and parts can; a sequence cannot).
@@ -151,7 +161,8 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
     public func collect(upTo limit: Int) async throws(CourierError) -> Data {
         var data = Data()
         do {
-            for try await chunk in chunks() {
+            // Held to its length as a transport holds it: a stub sees what a server would.
+            for try await chunk in FramedBody(self) {
                 guard data.count + chunk.count <= limit else { throw CourierError(.responseTooLarge(limit: limit)) }
                 data.append(chunk)
             }
@@ -221,14 +232,14 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// A file to upload this body from: the file itself, or a temporary copy written now (the
-    /// second value says to remove it afterwards).
+    /// A file to upload this body from: a temporary copy written now, held to the body's length
+    /// as it is copied (the second value says to remove it afterwards; always `true`). For an
+    /// uploader that reads a file past the length it announced (FoundationNetworking does).
     package func uploadFile() async throws -> (url: URL, temporary: Bool) {
         if case .file(let url) = storage {
             guard url.isFileURL, FileManager.default.isReadableFile(atPath: url.path) else {
                 throw RequestProblem(.bodyEncodingFailed, "the file \(url.lastPathComponent.debugDescription) could not be read")
             }
-            return (url, false)
         }
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
         // Created exclusively, never through a link, readable by its owner only: it holds the body.
@@ -239,24 +250,9 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
         let handle = OpenFile(descriptor: descriptor)
         do {
             defer { handle.close() }
-            var written: Int64 = 0
-            let declared: Int64? = if case .sequence(let shot) = storage { shot.declaredLength } else { nil }
-            for try await chunk in chunks() {
-                written += Int64(chunk.count)
-                // A sequence that runs past its declared length is refused before it fills the disk.
-                if let declared, written > declared { break }
-                try handle.write(chunk)
-            }
-            // A cancelled caller ends the sequence early: that is a cancellation, not a body
-            // that disagrees with its length.
-            try Task.checkCancellation()
-            if let declared, declared != written {
-                throw RequestProblem(
-                    .invalidFraming,
-                    written > declared
-                        ? "the body sequence produced more than the \(declared) bytes it declared"
-                        : "the body sequence produced \(written) bytes but declared a length of \(declared)")
-            }
+            // Held to its length as every transport holds a streamed body: a sequence that runs
+            // past it is refused before it fills the disk.
+            for try await chunk in FramedBody(self) { try handle.write(chunk) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error

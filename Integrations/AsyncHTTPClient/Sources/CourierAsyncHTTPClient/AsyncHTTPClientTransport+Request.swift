@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import CourierCore
+@_spi(Transports) import CourierCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -32,9 +32,10 @@ extension AsyncHTTPClientTransport {
         if !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
         prepared.headers = headers
         if let source = request.bodySource {
-            let length = source.knownLength
-            progress?.update(completed: 0, expected: length)
-            prepared.body = .stream(UploadChunks(source: source, progress: progress), length: length.map { .known($0) } ?? .unknown)
+            // Its length taken once: the header's, and the one its chunks are held to.
+            let upload = FramedBody(source)
+            progress?.update(completed: 0, expected: upload.length)
+            prepared.body = .stream(UploadChunks(upload: upload, progress: progress), length: upload.length.map { .known($0) } ?? .unknown)
         } else if let body = request.body {
             prepared.body = .bytes(body)
         }
@@ -42,19 +43,20 @@ extension AsyncHTTPClientTransport {
     }
 }
 
-/// A body source read while it is sent, as the byte buffers AsyncHTTPClient writes, counting
-/// upload progress as they are taken.
+/// A body source read while it is sent, held to its declared length (``FramedBody``: no byte past
+/// it, and its last bytes only once the source has ended), as the byte buffers AsyncHTTPClient
+/// writes, counting upload progress as they are taken.
 struct UploadChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
-    let source: BodySource
+    let upload: FramedBody
     let progress: TransferProgress?
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(base: source.chunks().makeAsyncIterator(), progress: progress, expected: source.knownLength)
+        Iterator(base: upload.makeAsyncIterator(), progress: progress, expected: upload.length)
     }
 
     struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<Data, any Error>.Iterator
+        var base: FramedBody.Iterator
         let progress: TransferProgress?
         let expected: Int64?
         var sent: Int64 = 0

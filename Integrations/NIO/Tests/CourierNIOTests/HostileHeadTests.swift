@@ -48,6 +48,27 @@ struct HostileHeadTests {
         #expect(outcome == "status 200 final!")
     }
 
+    /// Informational heads are bounded (32 heads, 256 KiB of fields): a few pass, a server that
+    /// sends them without end (or huge ones) gets a typed error and the connection is closed,
+    /// instead of being read for as long as it cares to send.
+    @Test(arguments: [
+        ("count=5", "status 200 final!"), ("count=32", "status 200 final!"),
+        ("count=4&size=60000", "status 200 final!"),
+        ("count=33", "error badResponse: the server sent more than 32 informational (1xx) heads before its answer"),
+        ("count=0", "error badResponse: the server sent more than 32 informational (1xx) heads before its answer"),
+        ("count=5&size=60000", "error badResponse: the server sent more than 256 KiB of informational (1xx) heads before its answer"),
+    ])
+    func informationalHeadsAreBounded(query: String, expected: String) async throws {
+        let executor = makeExecutor()
+        do {
+            let response = try await executor.send(.get |> url(try servers().hostile + "/informational?" + query))
+            #expect("status \(response.status) \(String(decoding: response.body, as: UTF8.self))" == expected, "\(query)")
+        } catch let error as CourierError {
+            guard case .transport(let failure) = error.cause else { throw error }
+            #expect("error \(failure.kind): \(failure.message)" == expected, "\(query)")
+        }
+    }
+
     /// A 1xx head with a body (RFC 9110 §15.2: an informational response has none): the bytes
     /// where the next head should be are not HTTP.
     @Test func anInformationalHeadWithABodyIsABadResponse() async throws {

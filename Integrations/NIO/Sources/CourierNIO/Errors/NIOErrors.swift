@@ -27,6 +27,8 @@ enum NIOTransportError: Error, Sendable {
     case handshakeTimedOut
     /// A failure after the response's head, while its body was gathered.
     case duringBody(any Error)
+    /// More informational (1xx) heads before the answer than ``InformationalHeads`` allows.
+    case tooManyInformationalHeads(InformationalHeads.Excess)
 }
 
 /// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes (shared with Courier's
@@ -95,6 +97,8 @@ enum NIOTransportError: Error, Sendable {
                 return CourierError(.timedOut, request: request, underlyingError: error)
             case .duringBody(let failure):
                 return courierError(for: failure, request: request, duringBody: true)
+            case .tooManyInformationalHeads(let excess):
+                return failure(.badResponse, excess.description, error, request)
             }
         case let error as HTTPParserError:
             switch error {

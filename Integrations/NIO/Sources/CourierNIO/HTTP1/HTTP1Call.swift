@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transports) import CourierCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -32,8 +32,8 @@ final class HTTP1Call: @unchecked Sendable {
     let head: HTTPRequestHead
     /// The body when it is in hand.
     let bodyInHand: ByteBuffer?
-    /// The body when it is read while it is sent.
-    let bodySource: BodySource?
+    /// The body when it is read while it is sent, held to the length its head declares.
+    let upload: FramedBody?
     let progress: TransferProgress?
     /// Whether the body is gathered on the loop (the caller reads it whole) or streamed.
     let gathers: Bool
@@ -53,21 +53,24 @@ final class HTTP1Call: @unchecked Sendable {
     private(set) var isRequestComplete = false
     /// Response bytes arrived (a failure after them is not a lost connection).
     private var receivedAny = false
+    /// Reads the body from its source and writes it; cancelled when the call ends, so a producer
+    /// that waits for something never outlives its call.
+    private var uploadTask: Task<Void, Never>?
 
     init(
-        head: HTTPRequestHead, bodyInHand: ByteBuffer?, bodySource: BodySource?, progress: TransferProgress?, gathers: Bool,
+        head: HTTPRequestHead, bodyInHand: ByteBuffer?, upload: FramedBody?, progress: TransferProgress?, gathers: Bool,
         timings: HopTimings.Recorder? = nil, eventLoop: any EventLoop
     ) {
         self.head = head
         self.bodyInHand = bodyInHand
-        self.bodySource = bodySource
+        self.upload = upload
         self.progress = progress
         self.gathers = gathers
         self.timings = timings
         self.promise = eventLoop.makePromise()
     }
 
-    var streamsBody: Bool { bodySource != nil }
+    var streamsBody: Bool { upload != nil }
     var answer: EventLoopFuture<HTTP1Answer> { promise.futureResult }
 
     /// Waits for the answer (handed over from the loop: ``EventLoopFuture/handedOver()``).
@@ -110,8 +113,8 @@ final class HTTP1Call: @unchecked Sendable {
         timings?.mark(.requestStarted)
         if let bodyInHand {
             progress?.update(completed: 0, expected: Int64(bodyInHand.readableBytes))
-        } else if let bodySource {
-            progress?.update(completed: 0, expected: bodySource.knownLength)
+        } else if let upload {
+            progress?.update(completed: 0, expected: upload.length)
         }
     }
 
@@ -153,6 +156,8 @@ final class HTTP1Call: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         timings?.mark(.bodyEnded)
+        // An answer before the whole upload (the server read no further): the rest is not sent.
+        uploadTask?.cancel()
         if let source {
             source.finish()
         } else if let response {
@@ -168,6 +173,7 @@ final class HTTP1Call: @unchecked Sendable {
     func fail(_ error: any Error) {
         guard !finished else { return }
         finished = true
+        uploadTask?.cancel()
         if receivedAny { timings?.mark(.bodyEnded) }
         // Before any response byte, a connection that closed is a lost connection whatever
         // SwiftNIO called it: the request may be sent again if it is idempotent.
@@ -195,16 +201,17 @@ final class HTTP1Call: @unchecked Sendable {
     // MARK: Upload
 
     /// Sends the body from its source, chunk by chunk, each written before the next is read
-    /// (so a slow socket slows the producer), then the request's end.
+    /// (so a slow socket slows the producer), then the request's end. The chunks keep to the
+    /// declared length (``FramedBody``): a body that breaks it fails before a byte past it, or
+    /// its last byte, is written, and the connection is closed.
     func startUpload() {
-        guard let bodySource, let channel else { return }
+        guard let upload, let channel else { return }
         let progress = progress
-        let expected = bodySource.knownLength
-        Task {
+        let expected = upload.length
+        uploadTask = Task {
             var sent: Int64 = 0
             do {
-                for try await chunk in bodySource.chunks() {
-                    guard !chunk.isEmpty else { continue }
+                for try await chunk in upload {
                     let total = sent + Int64(chunk.count)
                     // Written and counted in one task on the loop: progress moves as the write
                     // completes, before the loop can read an answer the server could only send
@@ -216,10 +223,6 @@ final class HTTP1Call: @unchecked Sendable {
                         return written
                     }.get()
                     sent = total
-                }
-                if let expected, sent != expected {
-                    throw CourierError(
-                        .transport(TransportFailure(.other, message: "the request body's length differs from the length it declared")))
                 }
                 try await channel.eventLoop.flatSubmit { [sent] in
                     let ended: EventLoopFuture<Void> = channel.writeAndFlush(HTTPClientRequestPart.end(nil))

@@ -33,7 +33,7 @@ final class HTTP1Connection: Sendable {
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(HTTPRequestEncoder())
         try pipeline.addHandler(
-            ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop)))
+            ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)))
         let handler = HTTP1Handler()
         try pipeline.addHandler(handler)
         return HTTP1Connection(

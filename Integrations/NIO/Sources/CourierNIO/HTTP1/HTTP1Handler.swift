@@ -27,6 +27,8 @@ final class HTTP1Handler: ChannelDuplexHandler {
     private var context: ChannelHandlerContext?
     /// Told once the connection is idle again (`true`) or must not be reused (`false`).
     var onIdle: ((_ reusable: Bool) -> Void)?
+    /// The informational heads before the answer of the call in flight.
+    private var informational = InformationalHeads()
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
@@ -38,6 +40,7 @@ final class HTTP1Handler: ChannelDuplexHandler {
             return
         }
         self.call = call
+        informational = InformationalHeads()
         call.connectionStarted(context: context, handler: self)
         // A head the encoder refuses (the core validates headers first, so never expected) fails
         // the call rather than leave it waiting for an answer.
@@ -71,9 +74,12 @@ final class HTTP1Handler: ChannelDuplexHandler {
         }
         switch part {
         case .head(let head):
-            // An informational head is not the answer (RFC 9110 §15.2); HTTP/1.1's decoder drops
-            // them itself, an HTTP/2 stream hands them on. A 101 is refused by the core.
-            if (100..<200).contains(head.status.code), head.status.code != 101 { return }
+            // An informational head is not the answer (RFC 9110 §15.2), and a bounded number of
+            // them are skipped. A 101 is refused by the core.
+            if (100..<200).contains(head.status.code), head.status.code != 101 {
+                if let excess = informational.count(head) { fail(NIOTransportError.tooManyInformationalHeads(excess), context: context) }
+                return
+            }
             if !head.isKeepAlive || head.status.code < 200 { closing = true }
             call.receivedHead(head)
         case .body(let buffer):

@@ -40,7 +40,7 @@ import NIOHTTP1
         let handler = HTTP1Handler()
         let channel = EmbeddedChannel(handlers: [
             HTTPRequestEncoder(),
-            ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .drop)),
+            ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes, informationalResponseStrategy: .forward)),
             handler,
         ])
         var reusable = false
@@ -48,7 +48,7 @@ import NIOHTTP1
         let request = HTTPRequestHead(
             version: .http1_1, method: head ? .HEAD : .GET, uri: "/", headers: ["Host": "probe.test"])
         let call = HTTP1Call(
-            head: request, bodyInHand: nil, bodySource: nil, progress: nil, gathers: true, eventLoop: channel.embeddedEventLoop)
+            head: request, bodyInHand: nil, upload: nil, progress: nil, gathers: true, eventLoop: channel.embeddedEventLoop)
         handler.onIdle = { reusable = $0 }
         handler.start(call)
         _ = try? channel.readOutbound(as: ByteBuffer.self)

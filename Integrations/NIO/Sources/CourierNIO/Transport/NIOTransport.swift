@@ -83,7 +83,7 @@ public final class NIOTransport: Transport {
         } catch {
             throw CourierError(error.cause, request: request)
         }
-        let (head, body) = render(request, target: target)
+        let (head, body, upload) = render(request, target: target)
         let lease: ConnectionPool.Lease
         do {
             lease = try await pool.lease(target.origin, timings: options.timings)
@@ -106,7 +106,7 @@ public final class NIOTransport: Transport {
                 if let authorization = proxy.authorization { head.headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
             }
             call = HTTP1Call(
-                head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
+                head: head, bodyInHand: body, upload: upload, progress: options.uploadProgress,
                 gathers: options.buffersBody, timings: options.timings, eventLoop: connection.channel.eventLoop)
             let pool = self.pool
             call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(connection, reusable: reusable) }
@@ -121,7 +121,7 @@ public final class NIOTransport: Transport {
                 throw Self.lost(NIOErrors.courierError(for: error, request: request), reused: reused)
             }
             call = HTTP1Call(
-                head: head, bodyInHand: body, bodySource: request.bodySource, progress: options.uploadProgress,
+                head: head, bodyInHand: body, upload: upload, progress: options.uploadProgress,
                 gathers: options.buffersBody, timings: options.timings, eventLoop: stream.eventLoop)
             // A stream is used once: it closes with its response.
             call.start(on: stream, handler: handler) { _ in }
@@ -183,8 +183,9 @@ public final class NIOTransport: Transport {
         return CourierCore.HTTPHeaders(fields)
     }
 
-    /// The request's head as sent, and its body when it is in hand.
-    private func render(_ request: Request, target: RequestTarget) -> (HTTPRequestHead, ByteBuffer?) {
+    /// The request's head as sent, and its body: in hand, or read while it is sent and held to
+    /// the length the head declares.
+    private func render(_ request: Request, target: RequestTarget) -> (HTTPRequestHead, ByteBuffer?, FramedBody?) {
         var headers = NIOHTTP1.HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 3)
         var hasHost = false
@@ -204,8 +205,11 @@ public final class NIOTransport: Transport {
         // Courier decodes these itself, as URLSession does.
         if configuration.decodesBodies, !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
         var body: ByteBuffer?
+        var upload: FramedBody?
         if let source = request.bodySource {
-            if let length = source.knownLength {
+            let framed = FramedBody(source)
+            upload = framed
+            if let length = framed.length {
                 headers.add(name: "Content-Length", value: String(length))
             } else {
                 headers.add(name: "Transfer-Encoding", value: "chunked")
@@ -218,7 +222,7 @@ public final class NIOTransport: Transport {
             headers.add(name: "Content-Length", value: "0")
         }
         let method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
-        return (HTTPRequestHead(version: .http1_1, method: method, uri: target.target, headers: headers), body)
+        return (HTTPRequestHead(version: .http1_1, method: method, uri: target.target, headers: headers), body, upload)
     }
 }
 
