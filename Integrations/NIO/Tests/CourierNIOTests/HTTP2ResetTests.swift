@@ -9,12 +9,13 @@ import Testing
 /// truncated body whichever way the body is read; the transport goes on working afterwards.
 @Suite("NIOExecutor: HTTP/2 resets and GOAWAY", .serialized, .timeLimit(.minutes(2)))
 struct HTTP2ResetTests {
-    static func executor() throws -> (NIOExecutor, String) {
+    static func executor(connectionsPerHost: Int = 8) throws -> (NIOExecutor, String) {
         let environment = ProcessInfo.processInfo.environment
         let directory = try #require(environment["COURIER_TLS_DIR"], "run the tests with scripts/test, which starts the servers")
         let address = try #require(environment["COURIER_H2_HOSTILE_URL"], "run the tests with scripts/test, which starts the servers")
         let authority = try TLSOptions.Certificate(contentsOf: URL(fileURLWithPath: directory + "/ca.pem"))
-        return (try NIOExecutor(configuration: NIOTransport.Configuration(tls: TLSOptions(trust: .only([authority])))), address)
+        let configuration = NIOTransport.Configuration(connectionsPerHost: connectionsPerHost, tls: TLSOptions(trust: .only([authority])))
+        return (try NIOExecutor(configuration: configuration), address)
     }
 
     static func failure(_ error: CourierError?) -> TransportFailure? {
@@ -82,11 +83,11 @@ struct HTTP2ResetTests {
     }
 
     /// A server that allows one stream at a time (SETTINGS_MAX_CONCURRENT_STREAMS 1) is never
-    /// sent a second: eight concurrent hops on its one connection wait their turn in SwiftNIO's
-    /// stream buffer and all succeed. They are POSTs, which the exchange never sends twice, so a
-    /// stream too many (a protocol error that closes the connection) would fail one of them.
+    /// sent a second: with one connection allowed, eight concurrent hops wait in the pool's line
+    /// for its one stream and all succeed. They are POSTs, which the exchange never sends twice,
+    /// so a stream too many (a protocol error that closes the connection) would fail one of them.
     @Test func aServersStreamLimitIsKept() async throws {
-        let (executor, address) = try Self.executor()
+        let (executor, address) = try Self.executor(connectionsPerHost: 1)
         defer { Task { await executor.transport.shutdown() } }
         let limited = try await executor.send(.get |> url(address + "/limit-streams"))
         #expect(limited.status == 200)

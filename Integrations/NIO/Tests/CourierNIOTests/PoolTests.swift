@@ -2,6 +2,9 @@ import Courier
 import CourierConformance
 @testable import CourierNIO
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import Testing
 
 /// The connection pool against the stream server's gate (`/gated` answers its head and 1,000
@@ -94,5 +97,71 @@ struct PoolTests {
         producer.finish()
         #expect(try await sending.value.status == 200)
         await transport.shutdown()
+    }
+}
+
+/// A listener that accepts connections and closes each at once, counting them: an `https`
+/// origin whose every connection fails before its TLS handshake.
+final class ClosingListener: Sendable {
+    let channel: any Channel
+    private let accepted: NIOLockedValueBox<Int>
+
+    var accepts: Int { accepted.withLockedValue { $0 } }
+    var url: String { "https://127.0.0.1:\(channel.localAddress?.port ?? 0)" }
+
+    init() async throws {
+        let counter = NIOLockedValueBox(0)
+        accepted = counter
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { child in
+                counter.withLockedValue { $0 += 1 }
+                return child.close()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    func close() async { try? await channel.close() }
+}
+
+extension PoolTests {
+    /// An origin whose connections fail is tried once per backoff, however many hops ask: the
+    /// hops after the failure fail at once, saying no attempt was made (a long backoff, so no
+    /// machine is slow enough to reach its end).
+    @Test func aFailingOriginIsTriedOncePerBackoffHoweverManyHopsAsk() async throws {
+        let listener = try await ClosingListener()
+        var configuration = NIOTransport.Configuration(connectionsPerHost: 4)
+        configuration.connectionBackoff = ConnectionBackoff(initial: .seconds(60), maximum: .seconds(60))
+        let transport = try NIOTransport(configuration: configuration)
+        let executor = NIOExecutor(transport: transport)
+        let first = await #expect(throws: CourierError.self) { _ = try await executor.send(.get |> url(listener.url + "/x")) }
+        // The attempt itself failed: its own failure, not the backoff's.
+        guard case .transport(let failure)? = first?.cause else {
+            Issue.record("expected a transport failure, got \(String(describing: first))")
+            return
+        }
+        #expect(!failure.message.contains("not tried again yet"), "\(failure.message)")
+        let errors = await withTaskGroup(of: CourierError?.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    do {
+                        _ = try await executor.send(.get |> url(listener.url + "/x"))
+                        return nil
+                    } catch {
+                        return error as? CourierError
+                    }
+                }
+            }
+            return await group.reduce(into: [CourierError?]()) { $0.append($1) }
+        }
+        #expect(listener.accepts == 1, "\(listener.accepts) connections for 21 hops")
+        for error in errors {
+            guard case .transport(let failure)? = error?.cause else {
+                Issue.record("expected a transport failure, got \(String(describing: error))")
+                continue
+            }
+            #expect(failure.message.contains("not tried again yet"), "\(failure.message)")
+        }
+        await transport.shutdown()
+        await listener.close()
     }
 }

@@ -29,7 +29,6 @@ struct Connector: Sendable {
     let tls: TLSContextCache
     let pins: Set<TLSOptions.PublicKeyPin>
     let connectTimeout: TimeAmount
-    let http2: HTTP2Connection.Settings
     let proxies: NIOTransport.Proxies
 
     func connect(to origin: Origin, timings: HopTimings.Recorder? = nil) -> EventLoopFuture<PooledConnection> {
@@ -81,7 +80,6 @@ struct Connector: Sendable {
         let port = proxy?.port ?? origin.port
         let pins = self.pins
         let timeout = connectTimeout
-        let http2 = self.http2
         // Begun again when a name lookup ends (TimedResolver): connecting starts then.
         timings?.begin(.connect)
         return bootstrap.resolver(TimedResolver(loop: loop, timings: timings)).connect(host: host, port: port).flatMap { [context] channel in
@@ -109,7 +107,7 @@ struct Connector: Sendable {
                 }
                 return handshake.flatMapThrowing { negotiated -> PooledConnection in
                     timings?.end(.tls)
-                    if negotiated == "h2" { return .http2(try HTTP2Connection.configure(channel, origin: origin, settings: http2)) }
+                    if negotiated == "h2" { return .http2(try HTTP2Connection.configure(channel, origin: origin)) }
                     return .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: nil))
                 }
             }.flatMapErrorThrowing { error in

@@ -29,6 +29,9 @@ enum NIOTransportError: Error, Sendable {
     case duringBody(any Error)
     /// More informational (1xx) heads before the answer than ``InformationalHeads`` allows.
     case tooManyInformationalHeads(InformationalHeads.Excess)
+    /// No connection was tried: the origin backs off after this failure (``ConnectionBackoff``)
+    /// for another `retryIn`.
+    case backingOff(any Error, retryIn: TimeAmount)
 }
 
 /// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes (shared with Courier's
@@ -99,6 +102,8 @@ enum NIOTransportError: Error, Sendable {
                 return courierError(for: failure, request: request, duringBody: true)
             case .tooManyInformationalHeads(let excess):
                 return failure(.badResponse, excess.description, error, request)
+            case .backingOff(let last, let wait):
+                return backingOff(courierError(for: last, request: request), wait: wait, last: last, request: request)
             }
         case let error as HTTPParserError:
             switch error {
@@ -175,6 +180,23 @@ enum NIOTransportError: Error, Sendable {
                 .connectionLost, message: "the server refused the HTTP/2 stream before answering (\(name)); the request was not processed")
         }
         return TransportFailure(.connectionLost, message: "the server reset the HTTP/2 stream before answering (\(name))")
+    }
+
+    /// `last`, the failure an origin backs off after, as the failure of a hop that made no
+    /// attempt: the same cause (a transient `cannotConnect` when it was not a transport failure),
+    /// its message saying so.
+    private static func backingOff(_ mapped: CourierError, wait: TimeAmount, last: any Error, request: Request) -> CourierError {
+        let note = "not tried again yet: the origin's last connection failed, and the next attempt waits another "
+            + "\(max(1, (wait.nanoseconds + 999_999) / 1_000_000)) ms"
+        guard case .transport(var failure) = mapped.cause else {
+            return CourierError(
+                .transport(TransportFailure(.cannotConnect, message: "the last connection failed (\(mapped.summary)); " + note)),
+                request: request, underlyingError: last)
+        }
+        failure.message += "; " + note
+        var error = mapped
+        error.cause = .transport(failure)
+        return error
     }
 
     private static func tls(_ problem: TLSProblem, _ error: any Error, _ request: Request) -> CourierError {

@@ -6,41 +6,43 @@ import NIOHTTP2
 
 /// One HTTP/2 connection to one origin: hops run on it at once, each as a stream whose pipeline
 /// turns HTTP/2 frames into the HTTP/1-style parts an ``HTTP1Handler`` reads, so one set of
-/// rules reads every response. A `GOAWAY` from the server stops new streams on it (those under
-/// way finish); it closes once idle for the pool's idle timeout.
+/// rules reads every response. It decides nothing: what the server says of the connection (its
+/// `SETTINGS_MAX_CONCURRENT_STREAMS`, a `GOAWAY`) and each stream's end go to the pool
+/// (``PoolStateMachine``), which counts streams and closes the connection.
 final class HTTP2Connection: Sendable {
-    /// What the transport's configuration says about HTTP/2.
-    struct Settings: Sendable {
-        var idleTimeout: TimeAmount
+    /// What the connection tells its pool.
+    enum Event: Sendable {
+        /// The server allows this many streams at once.
+        case maximumStreams(Int)
+        /// The server sent `GOAWAY`.
+        case goAway
+        /// A stream ended (or could not be opened).
+        case streamClosed
     }
 
     let channel: any Channel
     let origin: Origin
     private let multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>
-    private let settings: Settings
 
-    private struct State {
-        var open = 0
-        var draining = false
-        /// Which idle spell this is, so that a timer of an earlier spell closes nothing.
-        var spell: UInt64 = 0
+    private struct Reports {
+        /// Where events go, once the pool has adopted the connection.
+        var listener: (@Sendable (Event) -> Void)?
+        /// What the server said before then.
+        var maximumStreams: Int?
+        var goAway = false
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let reports = NIOLockedValueBox(Reports())
 
-    private init(channel: any Channel, origin: Origin, multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>, settings: Settings) {
+    private init(channel: any Channel, origin: Origin, multiplexer: NIOLoopBound<NIOHTTP2Handler.StreamMultiplexer>) {
         self.channel = channel
         self.origin = origin
         self.multiplexer = multiplexer
-        self.settings = settings
     }
-
-    /// Whether new streams may start on it: open, and no `GOAWAY` received.
-    var isUsable: Bool { channel.isActive && !state.withLockedValue(\.draining) }
 
     /// The HTTP/2 handlers added to `channel` (after TLS), and the connection over them. Runs on
     /// the channel's event loop.
-    static func configure(_ channel: any Channel, origin: Origin, settings: Settings) throws -> HTTP2Connection {
+    static func configure(_ channel: any Channel, origin: Origin) throws -> HTTP2Connection {
         let pipeline = channel.pipeline.syncOperations
         let multiplexer = try pipeline.configureHTTP2Pipeline(
             mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
@@ -49,19 +51,38 @@ final class HTTP2Connection: Sendable {
             // SETTINGS_ENABLE_PUSH 0; a stream anyway is closed).
             stream.close()
         }
-        let connection = HTTP2Connection(
-            channel: channel, origin: origin, multiplexer: NIOLoopBound(multiplexer, eventLoop: channel.eventLoop), settings: settings)
-        try pipeline.addHandler(GoAwayWatcher(connection: connection))
-        connection.streamEnded(started: false)
+        let connection = HTTP2Connection(channel: channel, origin: origin, multiplexer: NIOLoopBound(multiplexer, eventLoop: channel.eventLoop))
+        try pipeline.addHandler(ConnectionFrameWatcher(connection: connection))
         return connection
     }
 
-    /// Opens a stream for one hop: its channel, and the handler a call runs on.
-    func openStream() -> EventLoopFuture<(any Channel, NIOLoopBound<HTTP1Handler>)> {
-        state.withLockedValue {
-            $0.open += 1
-            $0.spell += 1
+    /// Sends every event from now on to `listener`, after what the server said before: the
+    /// most streams it allows (`nil` if it has not said) is returned, and a `GOAWAY` that came
+    /// already is reported at once.
+    func listen(_ listener: @escaping @Sendable (Event) -> Void) -> Int? {
+        let (most, goAway) = reports.withLockedValue { reports in
+            reports.listener = listener
+            return (reports.maximumStreams, reports.goAway)
         }
+        if goAway { listener(.goAway) }
+        return most
+    }
+
+    fileprivate func report(_ event: Event) {
+        let listener = reports.withLockedValue { reports -> (@Sendable (Event) -> Void)? in
+            switch event {
+            case .maximumStreams(let most): reports.maximumStreams = most
+            case .goAway: reports.goAway = true
+            case .streamClosed: break
+            }
+            return reports.listener
+        }
+        listener?(event)
+    }
+
+    /// Opens a stream for one hop: its channel, and the handler a call runs on. Its end (or a
+    /// failure to open it) is reported.
+    func openStream() -> EventLoopFuture<(any Channel, NIOLoopBound<HTTP1Handler>)> {
         let loop = channel.eventLoop
         let multiplexer = self.multiplexer
         let opened = loop.flatSubmit {
@@ -75,44 +96,16 @@ final class HTTP2Connection: Sendable {
             }
         }.flatMapThrowing { stream -> (any Channel, NIOLoopBound<HTTP1Handler>) in
             let handler = try stream.pipeline.syncOperations.handler(type: HTTP1Handler.self)
-            stream.closeFuture.whenComplete { _ in self.streamEnded(started: true) }
+            stream.closeFuture.whenComplete { _ in self.report(.streamClosed) }
             return (stream, NIOLoopBound(handler, eventLoop: stream.eventLoop))
         }
-        opened.whenFailure { _ in self.streamEnded(started: true) }
+        opened.whenFailure { _ in self.report(.streamClosed) }
         return opened
     }
-
-    /// A stream ended (or the connection is new): once none is open, the connection closes after
-    /// the idle timeout unless a stream starts meanwhile.
-    private func streamEnded(started: Bool) {
-        let spell = state.withLockedValue { state -> UInt64? in
-            if started { state.open -= 1 }
-            guard state.open == 0 else { return nil }
-            state.spell += 1
-            return state.spell
-        }
-        guard let spell else { return }
-        let channel = self.channel
-        channel.eventLoop.scheduleTask(in: settings.idleTimeout) {
-            let idle = self.state.withLockedValue { $0.open == 0 && $0.spell == spell }
-            if idle { channel.close(promise: nil) }
-        }
-    }
-
-    /// The server sent `GOAWAY`: no new stream starts here.
-    fileprivate func goAwayReceived() {
-        let idle = state.withLockedValue { state -> Bool in
-            state.draining = true
-            return state.open == 0
-        }
-        if idle { channel.close(promise: nil) }
-    }
-
-    func close() { channel.close(promise: nil) }
 }
 
-/// Watches the connection's own frames for a `GOAWAY`.
-private final class GoAwayWatcher: ChannelInboundHandler {
+/// Reads the connection's own frames: the server's settings and its `GOAWAY`.
+private final class ConnectionFrameWatcher: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
 
     let connection: HTTP2Connection
@@ -120,7 +113,14 @@ private final class GoAwayWatcher: ChannelInboundHandler {
     init(connection: HTTP2Connection) { self.connection = connection }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .goAway = unwrapInboundIn(data).payload { connection.goAwayReceived() }
+        switch unwrapInboundIn(data).payload {
+        case .goAway:
+            connection.report(.goAway)
+        case .settings(.settings(let settings)):
+            if let most = settings.last(where: { $0.parameter == .maxConcurrentStreams }) { connection.report(.maximumStreams(most.value)) }
+        default:
+            break
+        }
         context.fireChannelRead(data)
     }
 }

@@ -24,6 +24,15 @@ extension NIOTransport {
         /// The proxies hops go through (none by default; ``Proxies/fromEnvironment(_:)`` reads
         /// `HTTPS_PROXY`, `http_proxy` and `NO_PROXY` as curl does).
         public var proxies: Proxies
+        /// The longest a connection is used for: past it, an HTTP/1.1 connection closes when its
+        /// hop ends and an HTTP/2 one takes no new stream (closing when its streams end), so that
+        /// new connections follow a load balancer's or DNS's changes. `nil` (the default): no
+        /// limit but the idle timeout.
+        public var maximumConnectionLifetime: Duration? = nil
+        /// How long an origin whose connection failed is left alone before the next attempt; a
+        /// hop that finds no connection to use meanwhile fails at once with that failure.
+        /// Default: 100 ms, doubling with each failure in a row up to 5 s, jittered.
+        public var connectionBackoff = ConnectionBackoff()
 
         /// Creates a configuration.
         /// - Parameters:

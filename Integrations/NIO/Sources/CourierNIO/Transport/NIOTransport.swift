@@ -21,7 +21,7 @@ import NIOSSL
 /// are the ``/Courier/Exchange``'s, as on every transport.
 ///
 /// A transport owns its connections: make one and share it (it is `Sendable`), and call
-/// ``shutdown()`` when done with it, or use ``NIOExecutor/shared``.
+/// ``shutdown(gracePeriod:)`` when done with it, or use ``NIOExecutor/shared``.
 public final class NIOTransport: Transport {
     /// How the transport connects and what it keeps.
     public let configuration: Configuration
@@ -51,18 +51,21 @@ public final class NIOTransport: Transport {
         // a transport used only for http never pays.
         let connector = Connector(
             group: eventLoopGroup, tls: TLSContextCache(settings), pins: configuration.tls.pinnedKeys,
-            connectTimeout: TimeAmount(configuration.connectTimeout),
-            http2: HTTP2Connection.Settings(idleTimeout: TimeAmount(configuration.idleTimeout)), proxies: configuration.proxies)
-        pool = ConnectionPool(
-            connectionsPerHost: configuration.connectionsPerHost, idleTimeout: TimeAmount(configuration.idleTimeout),
-            mayShare: configuration.allowsHTTP2
-        ) { connector.connect(to: $0, timings: $1) }
+            connectTimeout: TimeAmount(configuration.connectTimeout), proxies: configuration.proxies)
+        let rules = PoolStateMachine.Configuration(
+            connectionsPerOrigin: configuration.connectionsPerHost, idleTimeout: TimeAmount(configuration.idleTimeout),
+            maximumLifetime: configuration.maximumConnectionLifetime.map { TimeAmount($0) }, mayShare: configuration.allowsHTTP2,
+            backoff: configuration.connectionBackoff)
+        pool = ConnectionPool(configuration: rules) { connector.connect(to: $0, timings: $1) }
     }
 
-    /// Closes every idle connection and refuses new hops (they fail with a
-    /// ``/Courier/TransportFailure``); hops under way finish.
-    public func shutdown() async {
-        for channel in pool.shutdown() { try? await channel.closeFuture.get() }
+    /// Shuts the transport down, gracefully: nothing new starts (a new hop fails with a
+    /// ``/Courier/TransportFailure`` saying the transport was shut down), idle connections close,
+    /// and hops under way finish; after `gracePeriod`, connections still busy are closed and
+    /// their hops fail the same way. Returns once every connection is closed.
+    /// - Parameter gracePeriod: How long hops under way may take to finish. Default 10 s.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) async {
+        await pool.shutdown(gracePeriod: gracePeriod)
     }
 
     /// Sends `request`, one hop, and returns once its head arrives (a redirect's included).
@@ -88,7 +91,9 @@ public final class NIOTransport: Transport {
         do {
             lease = try await pool.lease(target.origin, timings: options.timings)
         } catch {
-            throw NIOErrors.courierError(for: error, request: request)
+            // A connection that could not be made (or was not tried) carried no earlier hop:
+            // the exchange does not send the hop again on a new one.
+            throw Self.lost(NIOErrors.courierError(for: error, request: request), reused: false)
         }
         let call: HTTP1Call
         // Whether the hop's HTTP/1.1 connection carried earlier hops: a lost one is sent again
@@ -96,7 +101,7 @@ public final class NIOTransport: Transport {
         // below it), which makes a resend safe however old the connection: not marked.
         let reused: Bool?
         switch lease {
-        case .http1(let connection, let isNew):
+        case .http1(let connection, let id, let isNew):
             reused = !isNew
             if let timings = options.timings { Self.record(connection.channel, isNew: isNew, protocol: "http/1.1", in: timings) }
             var head = head
@@ -109,7 +114,7 @@ public final class NIOTransport: Transport {
                 head: head, bodyInHand: body, upload: upload, progress: options.uploadProgress,
                 gathers: options.buffersBody, timings: options.timings, eventLoop: connection.channel.eventLoop)
             let pool = self.pool
-            call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(connection, reusable: reusable) }
+            call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(id, reusable: reusable) }
         case .http2(let connection, let isNew):
             reused = nil
             if let timings = options.timings { Self.record(connection.channel, isNew: isNew, protocol: "h2", in: timings) }
