@@ -21,9 +21,13 @@ struct HTTP1Answer: Sendable {
     }
 }
 
-/// One request on one HTTP/1.1 connection, from its head written to its response's end. Made by
-/// the transport; every method but ``start(on:)`` runs on the connection's event loop, so its
-/// state needs no lock (hence `@unchecked Sendable`: only the loop touches it).
+/// One request on one HTTP/1.1 connection, from its head written to its response's end: the
+/// caller's side of it (the answer it waits for, the streamed body it reads, the upload it
+/// produces). What happens on the connection is decided by the ``HTTP1Handler``'s state machine;
+/// this hands the caller what it is given and tells the handler what the caller and the upload
+/// do. Made by the transport; every method but ``start(on:handler:onIdle:)`` and ``cancel()``
+/// runs on the connection's event loop, so its state needs no lock (hence `@unchecked
+/// Sendable`: only the loop touches it).
 final class HTTP1Call: @unchecked Sendable {
     typealias Pieces = NIOThrowingAsyncSequenceProducer<
         ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, PiecesDelegate
@@ -47,10 +51,6 @@ final class HTTP1Call: @unchecked Sendable {
     private var gathered: ByteBuffer?
     private var source: Pieces.Source?
     private var finished = false
-    /// The reader of a streamed body is behind: reads wait.
-    private(set) var isReaderBehind = false
-    /// The request's last byte was written.
-    private(set) var isRequestComplete = false
     /// Response bytes arrived (a failure after them is not a lost connection).
     private var receivedAny = false
     /// Reads the body from its source and writes it; cancelled when the call ends, so a producer
@@ -119,7 +119,6 @@ final class HTTP1Call: @unchecked Sendable {
     }
 
     func requestSent() {
-        isRequestComplete = true
         timings?.mark(.requestSent)
         if let bodyInHand {
             let length = Int64(bodyInHand.readableBytes)
@@ -138,8 +137,10 @@ final class HTTP1Call: @unchecked Sendable {
         succeed(HTTP1Answer(head: head, body: .streaming(made.sequence)))
     }
 
-    func receivedBody(_ buffer: ByteBuffer) {
-        guard !finished else { return }
+    /// Takes a piece of the body; `false` when the reader of a streamed body is behind (reads
+    /// should wait until it catches up).
+    func receivedBody(_ buffer: ByteBuffer) -> Bool {
+        guard !finished else { return true }
         if gathers {
             var buffer = buffer
             if gathered == nil {
@@ -147,9 +148,9 @@ final class HTTP1Call: @unchecked Sendable {
             } else {
                 gathered?.writeBuffer(&buffer)
             }
-        } else if let source, source.yield(buffer) == .stopProducing {
-            isReaderBehind = true
+            return true
         }
+        return source?.yield(buffer) != .stopProducing
     }
 
     func receivedEnd() {
@@ -163,11 +164,6 @@ final class HTTP1Call: @unchecked Sendable {
         } else if let response {
             succeed(HTTP1Answer(head: response, body: .complete(gathered)))
         }
-    }
-
-    /// The connection closed with this call in flight and no error said why.
-    func connectionClosed() {
-        fail(receivedAny ? NIOTransportError.connectionClosedMidBody : NIOTransportError.connectionClosedBeforeResponse)
     }
 
     func fail(_ error: any Error) {
@@ -189,8 +185,7 @@ final class HTTP1Call: @unchecked Sendable {
     // MARK: Backpressure
 
     fileprivate func readerCaughtUp() {
-        isReaderBehind = false
-        handler?.resumeReading()
+        handler?.readerCaughtUp(self)
     }
 
     fileprivate func readerLeft() {
@@ -229,16 +224,14 @@ final class HTTP1Call: @unchecked Sendable {
                     ended.whenSuccess {
                         progress?.update(completed: sent, expected: expected ?? sent)
                         self.requestSent()
+                        self.handler?.uploadFinished(self)
                     }
                     return ended
                 }.get()
             } catch {
-                channel.eventLoop.execute {
-                    // A server that answered before reading the whole upload closed or will close
-                    // the connection: its answer stands.
-                    guard !self.finished else { return }
-                    self.handler?.abandon(self, with: error)
-                }
+                // A server that answered before reading the whole upload closed or will close the
+                // connection: its answer stands (the handler's machine ignores this then).
+                channel.eventLoop.execute { self.handler?.uploadFailed(self, with: error) }
             }
         }
     }
