@@ -14,7 +14,8 @@ struct PoolStateMachineTests {
         backoff: ConnectionBackoff = ConnectionBackoff()
     ) -> PoolStateMachine {
         PoolStateMachine(
-            configuration: .init(connectionsPerOrigin: limit, idleTimeout: idle, maximumLifetime: lifetime, mayShare: mayShare, backoff: backoff))
+            configuration: .init(
+                connectionsPerOrigin: limit, idleTimeout: idle, maximumLifetime: lifetime, mayShare: { mayShare && $0.isSecure }, backoff: backoff))
     }
 
     static func at(_ milliseconds: Int64) -> NIODeadline { .uptimeNanoseconds(UInt64(milliseconds) * 1_000_000) }

@@ -30,6 +30,9 @@ struct Connector: Sendable {
     let pins: Set<TLSOptions.PublicKeyPin>
     let connectTimeout: TimeAmount
     let proxies: NIOTransport.Proxies
+    /// Origins reached over a Unix domain socket or in h2c.
+    let routes: [Origin: NIOTransport.Route]
+    let resolver: NIOTransport.Resolver
 
     func connect(to origin: Origin, timings: HopTimings.Recorder? = nil) -> EventLoopFuture<PooledConnection> {
         var context: NIOSSLContext?
@@ -40,10 +43,14 @@ struct Connector: Sendable {
                 return group.any().makeFailedFuture(error)
             }
         }
-        let proxy = proxies.proxy(for: origin)
+        let route = routes[origin]
+        // A socket of its own: no proxy.
+        let proxy = route?.unixSocketPath == nil ? proxies.proxy(for: origin) : nil
+        let speaksHTTP2 = route?.speaksHTTP2 == true
         // An http origin through an HTTP proxy: requests go to the proxy, absolute URL on the
-        // request line. Anything else through a proxy is tunnelled.
-        let forwarding = proxy.flatMap { $0.kind == .http && !origin.isSecure ? $0 : nil }
+        // request line (HTTP/1.1 only: an h2c origin is tunnelled). Anything else through a
+        // proxy is tunnelled.
+        let forwarding = proxy.flatMap { $0.kind == .http && !origin.isSecure && !speaksHTTP2 ? $0 : nil }
         let tunnel = forwarding == nil ? proxy : nil
         // The tunnel's outcome, kept as the channel is made: it may be decided (and its handler
         // gone) before the connect future's callbacks run.
@@ -82,7 +89,13 @@ struct Connector: Sendable {
         let timeout = connectTimeout
         // Begun again when a name lookup ends (TimedResolver): connecting starts then.
         timings?.begin(.connect)
-        return bootstrap.resolver(TimedResolver(loop: loop, timings: timings)).connect(host: host, port: port).flatMap { [context] channel in
+        let connected: EventLoopFuture<any Channel>
+        if let path = route?.unixSocketPath {
+            connected = bootstrap.connect(unixDomainSocketPath: path)
+        } else {
+            connected = bootstrap.resolver(TimedResolver(loop: loop, resolver: resolver, timings: timings)).connect(host: host, port: port)
+        }
+        return connected.flatMap { [context] channel in
             (opened.withLockedValue { $0 } ?? channel.eventLoop.makeSucceededVoidFuture()).flatMap { () -> EventLoopFuture<PooledConnection> in
                 if let timings {
                     timings.end(.connect)
@@ -90,7 +103,8 @@ struct Connector: Sendable {
                 }
                 guard let context else {
                     return channel.eventLoop.makeCompletedFuture {
-                        .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: forwarding))
+                        if speaksHTTP2 { return .http2(try HTTP2Connection.configure(channel, origin: origin)) }
+                        return .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: forwarding))
                     }
                 }
                 let handshake: EventLoopFuture<String?>

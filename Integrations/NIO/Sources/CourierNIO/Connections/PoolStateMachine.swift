@@ -35,8 +35,8 @@ struct PoolStateMachine {
         var connectionsPerOrigin: Int
         var idleTimeout: TimeAmount
         var maximumLifetime: TimeAmount?
-        /// Whether `https` origins may answer with HTTP/2.
-        var mayShare: Bool
+        /// Whether an origin may speak HTTP/2 (an `https` one offered it by ALPN, an h2c route).
+        var mayShare: @Sendable (Origin) -> Bool
         var backoff: ConnectionBackoff
     }
 
@@ -386,7 +386,7 @@ struct PoolStateMachine {
                 nextConnection += 1
                 connections[id] = Connection(origin: origin, use: .opening(for: waiter))
                 line.count += 1
-                if configuration.mayShare && origin.isSecure && !line.protocolKnown { line.probing = true }
+                if !line.protocolKnown && configuration.mayShare(origin) { line.probing = true }
                 lines[origin] = line
                 // The opener stays in `waiting` (it may leave while its connection is made).
                 lines[origin]?.waiters.removeFirst()

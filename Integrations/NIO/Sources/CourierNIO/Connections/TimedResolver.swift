@@ -12,18 +12,22 @@ import NIOPosix
     import Darwin
 #endif
 
-/// Resolves a host name for SwiftNIO's Happy Eyeballs connector as SwiftNIO's own resolver does
-/// (one `getaddrinfo` for both families, off the event loop and off Swift's concurrency threads),
-/// and records how long it took in the hop's ``HopTimings`` (SwiftNIO's resolver is internal and
-/// says nothing of its time). An IP address is not looked up at all: no `dns` phase.
-final class TimedResolver: Resolver, Sendable {
+/// Resolves a host name for SwiftNIO's Happy Eyeballs connector by the transport's
+/// ``NIOTransport/Resolver`` (the system's as SwiftNIO's own resolver does it: one `getaddrinfo`
+/// for both families, off the event loop and off Swift's concurrency threads; a fixed table; or
+/// the caller's function), and records how long it took in the hop's ``HopTimings`` (SwiftNIO's
+/// resolver is internal and says nothing of its time). An IP address is not looked up at all: no
+/// `dns` phase.
+final class TimedResolver: NIOPosix.Resolver, Sendable {
     private let timings: HopTimings.Recorder?
+    private let resolver: NIOTransport.Resolver
     private let v4: EventLoopPromise<[SocketAddress]>
     private let v6: EventLoopPromise<[SocketAddress]>
     private let started = NIOLockedValueBox(false)
 
-    init(loop: any EventLoop, timings: HopTimings.Recorder?) {
+    init(loop: any EventLoop, resolver: NIOTransport.Resolver = .system, timings: HopTimings.Recorder?) {
         self.timings = timings
+        self.resolver = resolver
         self.v4 = loop.makePromise()
         self.v6 = loop.makePromise()
     }
@@ -48,8 +52,7 @@ final class TimedResolver: Resolver, Sendable {
             return
         }
         timings?.begin(.dns)
-        DispatchQueue.global().async { [self] in
-            let result = Self.lookUp(host: host, port: port)
+        let answer: @Sendable (Result<([SocketAddress], [SocketAddress]), any Error>) -> Void = { [self] result in
             timings?.end(.dns)
             // Connecting starts once the addresses are known.
             timings?.begin(.connect)
@@ -62,6 +65,50 @@ final class TimedResolver: Resolver, Sendable {
                 self.v4.fail(error)
             }
         }
+        resolve(host: host, port: port, by: resolver.kind, answer: answer)
+    }
+
+    /// Looks `host` up by `kind`, and answers.
+    private func resolve(
+        host: String, port: Int, by kind: NIOTransport.Resolver.Kind,
+        answer: @escaping @Sendable (Result<([SocketAddress], [SocketAddress]), any Error>) -> Void
+    ) {
+        switch kind {
+        case .system:
+            DispatchQueue.global().async { answer(Self.lookUp(host: host, port: port)) }
+        case .fixed(let table, let otherwise):
+            if let addresses = table[host.lowercased()] {
+                answer(Self.addresses(addresses, host: host, port: port))
+            } else if let otherwise {
+                resolve(host: host, port: port, by: otherwise, answer: answer)
+            } else {
+                answer(.failure(LookupFailure(host: host, code: 0)))
+            }
+        case .custom(let lookUp):
+            Task {
+                do {
+                    answer(Self.addresses(try await lookUp(host), host: host, port: port))
+                } catch {
+                    answer(.failure(LookupFailure(host: host, code: 0, resolverFailed: true)))
+                }
+            }
+        }
+    }
+
+    /// The IP addresses in `answers`, by family; a failure when one is not an IP address or
+    /// there is none.
+    private static func addresses(_ answers: [String], host: String, port: Int) -> Result<([SocketAddress], [SocketAddress]), any Error> {
+        var v4: [SocketAddress] = []
+        var v6: [SocketAddress] = []
+        for answer in answers {
+            let bare = answer.hasPrefix("[") && answer.hasSuffix("]") ? String(answer.dropFirst().dropLast()) : answer
+            guard let address = try? SocketAddress(ipAddress: bare, port: port) else {
+                return .failure(LookupFailure(host: host, code: 0, notAnAddress: true))
+            }
+            if address.protocol == .inet6 { v6.append(address) } else { v4.append(address) }
+        }
+        guard !v4.isEmpty || !v6.isEmpty else { return .failure(LookupFailure(host: host, code: 0)) }
+        return .success((v4, v6))
     }
 
     /// Nothing to cancel: the lookup runs to its end, and its answer is dropped.
@@ -105,9 +152,16 @@ final class TimedResolver: Resolver, Sendable {
 struct LookupFailure: Error, CustomStringConvertible {
     let host: String
     let code: Int32
+    /// The caller's resolver threw.
+    var resolverFailed = false
+    /// The resolver answered with something that is not an IP address.
+    var notAnAddress = false
 
     var description: String {
-        let reason = code == 0 ? "no IPv4 or IPv6 address" : String(cString: gai_strerror(code))
+        let reason =
+            if resolverFailed { "the resolver failed" } else if notAnAddress { "the resolver's answer is not an IP address" } else if code == 0 {
+                "no IPv4 or IPv6 address"
+            } else { String(cString: gai_strerror(code)) }
         return "\(host) could not be resolved: \(reason)"
     }
 }

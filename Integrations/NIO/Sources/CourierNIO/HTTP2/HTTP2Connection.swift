@@ -85,12 +85,13 @@ final class HTTP2Connection: Sendable {
     func openStream() -> EventLoopFuture<(any Channel, NIOLoopBound<HTTP1Handler>)> {
         let loop = channel.eventLoop
         let multiplexer = self.multiplexer
+        let secure = origin.isSecure
         let opened = loop.flatSubmit {
             multiplexer.value.createStreamChannel { stream in
                 stream.eventLoop.makeCompletedFuture {
                     let pipeline = stream.pipeline.syncOperations
                     try pipeline.addHandler(StatusGuard())
-                    try pipeline.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
+                    try pipeline.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: secure ? .https : .http))
                     try pipeline.addHandler(HTTP1Handler())
                 }
             }

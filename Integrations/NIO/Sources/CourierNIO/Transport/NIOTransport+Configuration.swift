@@ -29,6 +29,11 @@ extension NIOTransport {
         /// new connections follow a load balancer's or DNS's changes. `nil` (the default): no
         /// limit but the idle timeout.
         public var maximumConnectionLifetime: Duration? = nil
+        /// Origins reached over a Unix domain socket, or in HTTP/2 over plain TCP (h2c): see
+        /// ``Route``. None by default.
+        public var routes: [Route] = []
+        /// How host names become addresses (the system's resolver by default): see ``Resolver``.
+        public var resolver: Resolver = .system
         /// How long an origin whose connection failed is left alone before the next attempt; a
         /// hop that finds no connection to use meanwhile fails at once with that failure.
         /// Default: 100 ms, doubling with each failure in a row up to 5 s, jittered.

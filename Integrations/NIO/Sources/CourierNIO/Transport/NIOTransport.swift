@@ -49,12 +49,17 @@ public final class NIOTransport: Transport {
         self.eventLoopGroup = eventLoopGroup
         // Made on the first https connection: reading the system's roots costs milliseconds that
         // a transport used only for http never pays.
+        // The last route for an origin applies.
+        let routes = Dictionary(configuration.routes.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
         let connector = Connector(
             group: eventLoopGroup, tls: TLSContextCache(settings), pins: configuration.tls.pinnedKeys,
-            connectTimeout: TimeAmount(configuration.connectTimeout), proxies: configuration.proxies)
+            connectTimeout: TimeAmount(configuration.connectTimeout), proxies: configuration.proxies, routes: routes,
+            resolver: configuration.resolver)
+        let allowsHTTP2 = configuration.allowsHTTP2
         let rules = PoolStateMachine.Configuration(
             connectionsPerOrigin: configuration.connectionsPerHost, idleTimeout: TimeAmount(configuration.idleTimeout),
-            maximumLifetime: configuration.maximumConnectionLifetime.map { TimeAmount($0) }, mayShare: configuration.allowsHTTP2,
+            maximumLifetime: configuration.maximumConnectionLifetime.map { TimeAmount($0) },
+            mayShare: { origin in origin.isSecure ? allowsHTTP2 : routes[origin]?.speaksHTTP2 == true },
             backoff: configuration.connectionBackoff)
         pool = ConnectionPool(configuration: rules) { connector.connect(to: $0, timings: $1) }
     }
