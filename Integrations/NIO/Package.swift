@@ -21,8 +21,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
-        // SOCKS5 proxies (NIOSOCKS).
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // zlib, which SwiftNIO's own HTTP compression links too: bodies are inflated piece by
@@ -46,7 +44,6 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 // A stream's head is looked at (its :status) before SwiftNIO's codec reads it.
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSOCKS", package: "swift-nio-extras"),
             ],
             swiftSettings: upcoming
         ),

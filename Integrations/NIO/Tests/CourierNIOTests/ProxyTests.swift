@@ -113,6 +113,55 @@ struct ProxyTests {
         }
     }
 
+    /// An `https://` proxy (stunnel in front of tinyproxy): TLS to the proxy, then the request
+    /// forwarded inside it, or the origin's own TLS inside its tunnel.
+    @Test func anHTTPSProxyCarriesHTTPAndHTTPS() async throws {
+        let proxy = try Self.proxy("COURIER_HTTPS_PROXY_URL")
+        #expect(proxy.kind == .https)
+        let servers = try ConformanceServers.fromEnvironment()
+        let secure = try ConformanceServers.httpsFromEnvironment()
+        try await Self.through(NIOTransport.Proxies(http: proxy, https: proxy)) { executor in
+            let plain = try await executor.send(.get |> url(servers.httpbin + "/headers") |> decode(Echo.self))
+            #expect(plain.headers["X-Courier-Proxy"] == "tinyproxy", "\(plain.headers)")
+            let tunnelled = try await executor.send(.get |> url(secure.httpbin + "/headers") |> decode(Echo.self))
+            #expect(tunnelled.headers["X-Courier-Proxy"] == nil)
+            let posted = try await executor.send(.post |> url(secure.httpbin + "/post") |> json(["a": 1]))
+            #expect(posted.status == 200)
+        }
+        // A proxy whose certificate the transport does not trust: a TLS failure, said as the proxy's.
+        let untrusting = try NIOExecutor(configuration: NIOTransport.Configuration(proxies: NIOTransport.Proxies(https: proxy)))
+        let error = await #expect(throws: CourierError.self) { _ = try await untrusting.send(.get |> url(secure.httpbin + "/get")) }
+        await untrusting.transport.shutdown()
+        guard case .transport(let failure)? = error?.cause else { throw try #require(error) }
+        #expect(failure.kind == .secureConnectionFailed, "\(failure)")
+        #expect(failure.message.hasPrefix("the proxy's TLS: "), "\(failure.message)")
+        #expect(failure.tlsProblem != nil)
+    }
+
+    @Test func aSOCKS5ProxyWithAUserAndPasswordGetsThemAndNeverShowsThem() async throws {
+        let proxy = try Self.proxy("COURIER_SOCKS_PROXY_AUTH_URL")
+        #expect(proxy.credentials?.user == "courier")
+        for printed in ["\(proxy)", String(reflecting: proxy)] { #expect(!printed.contains("s0cks-s3cret"), "\(printed)") }
+        let servers = try ConformanceServers.fromEnvironment()
+        let secure = try ConformanceServers.httpsFromEnvironment()
+        try await Self.through(NIOTransport.Proxies(http: proxy, https: proxy)) { (executor: NIOExecutor) async throws in
+            #expect(try await executor.send(.get |> url(servers.httpbin + "/get")).status == 200)
+            #expect(try await executor.send(.get |> url(secure.otherOrigin + "/get")).status == 200)
+        }
+        var anonymous = proxy
+        anonymous.credentials = nil
+        var wrong = proxy
+        wrong.credentials = .init(user: "courier", password: "not-the-s3cret")
+        for (candidate, words) in [(anonymous, "requires authentication"), (wrong, "refused the user and password")] {
+            try await Self.through(NIOTransport.Proxies(http: candidate, https: candidate)) { executor in
+                let error = await #expect(throws: CourierError.self) { _ = try await executor.send(.get |> url(servers.httpbin + "/get")) }
+                guard case .transport(let failure)? = error?.cause else { throw try #require(error) }
+                #expect(failure.message.contains(words), "\(failure.message)")
+                #expect(!"\(String(describing: error))".contains("s3cret"))
+            }
+        }
+    }
+
     @Test func aProxyThatCannotReachTheServerIsATypedTransientFailure() async throws {
         // A port nothing listens on (taken and released here).
         let closed = "http://127.0.0.1:9"
@@ -148,7 +197,11 @@ struct ProxyTests {
         #expect(read.bypass == ["internal.test", ".corp.test", "10.0.0.1", "localhost:8080"])
         #expect(try NIOTransport.Proxies.fromEnvironment(["ALL_PROXY": "proxy.test:8080"]).http == .http(host: "proxy.test", port: 8080))
         #expect(try NIOTransport.Proxies.fromEnvironment([:]) == .none)
-        for bad in ["ftp://proxy.test", "https://proxy.test", "http://:80", "http://proxy.test:99999", "socks5://u:p@proxy.test"] {
+        let https = try NIOTransport.Proxy(url: "https://proxy.test")
+        #expect(https == .https(host: "proxy.test", port: 443))
+        let socks = try NIOTransport.Proxy(url: "socks5://u:p@proxy.test")
+        #expect(socks == .socks5(host: "proxy.test", port: 1080, credentials: .init(user: "u", password: "p")))
+        for bad in ["ftp://proxy.test", "http://:80", "http://proxy.test:99999", "socks5://u:\(String(repeating: "p", count: 256))@proxy.test"] {
             let error = #expect(throws: NIOTransport.Proxy.Invalid.self) { try NIOTransport.Proxies.fromEnvironment(["HTTPS_PROXY": bad]) }
             #expect(error?.reason.hasPrefix("HTTPS_PROXY") == true)
         }

@@ -2,7 +2,6 @@ import CourierCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import NIOSOCKS
 import NIOSSL
 
 /// A connection the pool keeps: HTTP/1.1 (one hop at a time) or HTTP/2 (hops multiplexed as
@@ -27,6 +26,8 @@ enum PooledConnection: Sendable {
 struct Connector: Sendable {
     let group: any EventLoopGroup
     let tls: TLSContextCache
+    /// TLS to an `https` proxy: the transport's trust, HTTP/1.1 only.
+    let proxyTLS: TLSContextCache
     let pins: Set<TLSOptions.PublicKeyPin>
     let connectTimeout: TimeAmount
     let proxies: NIOTransport.Proxies
@@ -50,8 +51,19 @@ struct Connector: Sendable {
         // An http origin through an HTTP proxy: requests go to the proxy, absolute URL on the
         // request line (HTTP/1.1 only: an h2c origin is tunnelled). Anything else through a
         // proxy is tunnelled.
-        let forwarding = proxy.flatMap { $0.kind == .http && !origin.isSecure && !speaksHTTP2 ? $0 : nil }
+        let forwarding = proxy.flatMap { $0.kind != .socks5 && !origin.isSecure && !speaksHTTP2 ? $0 : nil }
+        // An https proxy is spoken to over TLS of its own (HTTP/1.1 by ALPN: CONNECT and
+        // forwarded requests are HTTP/1.1), checked as a server is, without the origin's pins.
+        var proxyContext: NIOSSLContext?
+        if proxy?.kind == .https {
+            do {
+                proxyContext = try proxyTLS.context()
+            } catch {
+                return group.any().makeFailedFuture(error)
+            }
+        }
         let tunnel = forwarding == nil ? proxy : nil
+        let timeout = connectTimeout
         // The tunnel's outcome, kept as the channel is made: it may be decided (and its handler
         // gone) before the connect future's callbacks run.
         let opened = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
@@ -60,33 +72,43 @@ struct Connector: Sendable {
         let bootstrap = ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(connectTimeout)
-            .channelInitializer { channel in
+            .channelInitializer { [proxyContext] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    guard let tunnel else { return }
+                    guard let proxy else { return }
                     let pipeline = channel.pipeline.syncOperations
+                    var proxyHandshake: EventLoopFuture<Void>?
+                    if let proxyContext {
+                        let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: [], timeout: timeout, names: .proxy)
+                        proxyHandshake = gate.verdict.futureResult.map { _ in }
+                        try pipeline.addHandler(
+                            NIOSSLClientHandler(context: proxyContext, serverHostname: Origin.isIPAddress(proxy.host) ? nil : proxy.host))
+                        try pipeline.addHandler(gate)
+                    }
+                    guard let tunnel else {
+                        // Forwarded requests wait for the proxy's handshake as a tunnel would.
+                        if let proxyHandshake { opened.withLockedValue { $0 = proxyHandshake } }
+                        return
+                    }
                     switch tunnel.kind {
-                    case .http:
+                    case .http, .https:
                         let handler = TunnelHandler(target: origin, authorization: tunnel.authorization, eventLoop: channel.eventLoop)
-                        opened.withLockedValue { $0 = handler.established.futureResult }
+                        // A failed proxy handshake is the tunnel's failure, said as the proxy's.
+                        let tunnelled = handler.established.futureResult
+                        let established = (proxyHandshake ?? channel.eventLoop.makeSucceededVoidFuture()).flatMap { tunnelled }
+                        opened.withLockedValue { $0 = established }
                         try pipeline.addHandler(handler)
                     case .socks5:
-                        let target: SOCKSAddress =
-                            if let address = try? SocketAddress(ipAddress: origin.host, port: origin.port) {
-                                .address(address)
-                            } else {
-                                .domain(origin.host, port: origin.port)
-                            }
-                        let gate = SOCKSGate(eventLoop: channel.eventLoop)
-                        opened.withLockedValue { $0 = gate.established.futureResult }
-                        try pipeline.addHandler(SOCKSClientHandler(targetAddress: target))
-                        try pipeline.addHandler(gate)
+                        let handler = SOCKS5Handler(
+                            target: SOCKS5Handshake.Target(host: origin.host, port: origin.port), credentials: tunnel.credentials,
+                            eventLoop: channel.eventLoop)
+                        opened.withLockedValue { $0 = handler.established.futureResult }
+                        try pipeline.addHandler(handler)
                     }
                 }
             }
         let host = proxy?.host ?? origin.host
         let port = proxy?.port ?? origin.port
         let pins = self.pins
-        let timeout = connectTimeout
         // Begun again when a name lookup ends (TimedResolver): connecting starts then.
         timings?.begin(.connect)
         let connected: EventLoopFuture<any Channel>
@@ -138,48 +160,5 @@ extension Connector {
         guard let ip = address.ipAddress else { return "\(address)" }
         let host = address.protocol == .inet6 ? "[\(ip)]" : ip
         return address.port.map { "\(host):\($0)" } ?? host
-    }
-}
-
-/// Succeeds when the SOCKS5 proxy says the connection to the target is made.
-final class SOCKSGate: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    let established: EventLoopPromise<Void>
-    private var done = false
-
-    init(eventLoop: any EventLoop) { established = eventLoop.makePromise() }
-
-    /// A channel that never connected (or went before the proxy answered) fails the wait.
-    func handlerRemoved(context: ChannelHandlerContext) {
-        guard !done else { return }
-        done = true
-        established.fail(CourierError(.transport(TransportFailure(.cannotConnect, message: "the connection to the proxy was not made"))))
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is SOCKSProxyEstablishedEvent, !done {
-            done = true
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-            established.succeed(())
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if !done {
-            done = true
-            established.fail(error)
-            context.close(promise: nil)
-        }
-        context.fireErrorCaught(error)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if !done {
-            done = true
-            established.fail(
-                CourierError(.transport(TransportFailure(.cannotConnect, message: "the SOCKS proxy closed the connection before it was made"))))
-        }
-        context.fireChannelInactive()
     }
 }

@@ -10,7 +10,10 @@ struct Origin: Hashable, Sendable {
     var port: Int
 
     /// Whether the host is an IP address (no server name is sent for it in TLS).
-    var isIPAddress: Bool {
+    var isIPAddress: Bool { Self.isIPAddress(host) }
+
+    /// Whether `host` is an IP address (no server name is sent for it in TLS).
+    static func isIPAddress(_ host: String) -> Bool {
         host.contains(":") || host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 

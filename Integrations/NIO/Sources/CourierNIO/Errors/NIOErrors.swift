@@ -8,7 +8,6 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
-import NIOSOCKS
 import NIOSSL
 
 /// Failures this transport names itself.
@@ -32,6 +31,8 @@ enum NIOTransportError: Error, Sendable {
     /// No connection was tried: the origin backs off after this failure (``ConnectionBackoff``)
     /// for another `retryIn`.
     case backingOff(any Error, retryIn: TimeAmount)
+    /// The TLS handshake with an `https` proxy failed.
+    case proxyTLS(any Error)
 }
 
 /// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes (shared with Courier's
@@ -62,26 +63,14 @@ enum NIOTransportError: Error, Sendable {
             return error.request == nil ? CourierError(error.cause, request: request, underlyingError: error.underlyingError) : error
         case is CancellationError:
             return CourierError(.cancelled, request: request)
-        case let error as SOCKSError.ConnectionFailed:
-            let reason: String
-            switch error.reply {
-            case .serverFailure: reason = "general failure"
-            case .notAllowed: reason = "not allowed by its rules"
-            case .networkUnreachable: reason = "network unreachable"
-            case .hostUnreachable: reason = "host unreachable"
-            case .refused: reason = "connection refused"
-            case .ttlExpired: reason = "TTL expired"
-            case .commandUnsupported: reason = "command not supported"
-            case .addressUnsupported: reason = "address type not supported"
-            default: reason = "reply \(error.reply.value)"
+        case let error as SOCKS5Failure:
+            let kind: TransportFailure.Kind
+            switch error {
+            case .refused: kind = error.isTargetUnreachable ? .cannotConnect : .other
+            case .notSOCKS5: kind = .badResponse
+            case .noAcceptableMethod, .credentialsRefused, .tooLong: kind = .other
             }
-            let reachable: Set<SOCKSServerReply> = [.networkUnreachable, .hostUnreachable, .refused, .ttlExpired, .serverFailure]
-            return failure(
-                reachable.contains(error.reply) ? .cannotConnect : .other, "the SOCKS5 proxy could not connect to the server (\(reason))",
-                error, request)
-        case is SOCKSError.InvalidProtocolVersion, is SOCKSError.InvalidReservedByte, is SOCKSError.InvalidAddressType,
-            is SOCKSError.InvalidAuthenticationSelection, is SOCKSError.NoValidAuthenticationMethod, is SOCKSError.InvalidServerState:
-            return failure(.badResponse, "the SOCKS5 proxy's answer is not SOCKS5 (\(type(of: error)))", error, request)
+            return failure(kind, error.description, error, request)
         case let error as NIOHTTP2Errors.StreamClosed:
             return CourierError(.transport(streamClosed(error.errorCode, duringBody: duringBody)), request: request, underlyingError: error)
         case let error as NIOTransportError:
@@ -102,6 +91,18 @@ enum NIOTransportError: Error, Sendable {
                 return courierError(for: failure, request: request, duringBody: true)
             case .tooManyInformationalHeads(let excess):
                 return failure(.badResponse, excess.description, error, request)
+            case .proxyTLS(let failure):
+                // The same cause as the server's would be, said as the proxy's.
+                var mapped = courierError(for: failure, request: request)
+                if case .transport(var transportFailure) = mapped.cause {
+                    transportFailure.message = "the proxy's TLS: " + transportFailure.message
+                    mapped.cause = .transport(transportFailure)
+                } else if case .timedOut = mapped.cause {
+                    mapped = CourierError(
+                        .transport(TransportFailure(.secureConnectionFailed, message: "the proxy's TLS handshake did not finish in time")),
+                        request: request, underlyingError: failure)
+                }
+                return mapped
             case .backingOff(let last, let wait):
                 return backingOff(courierError(for: last, request: request), wait: wait, last: last, request: request)
             }

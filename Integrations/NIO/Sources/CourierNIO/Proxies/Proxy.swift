@@ -6,9 +6,10 @@
 #endif
 
 extension NIOTransport {
-    /// A forward proxy that hops go through: an HTTP proxy (a `CONNECT` tunnel for `https`, the
-    /// absolute URL on the request line for `http`) or a SOCKS5 proxy (the target's host name is
-    /// resolved by the proxy).
+    /// A forward proxy that hops go through: an HTTP proxy, reached over plain TCP or over TLS
+    /// (a `CONNECT` tunnel for `https`, the absolute URL on the request line for `http`), or a
+    /// SOCKS5 proxy (the target's host name is resolved by the proxy), with or without a user
+    /// and password.
     ///
     /// Credentials are secrets: no description, dump or error shows them.
     public struct Proxy: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
@@ -16,7 +17,12 @@ extension NIOTransport {
         public enum Kind: Sendable, Hashable {
             /// An HTTP proxy (RFC 9110 §9.3.6 `CONNECT`).
             case http
-            /// A SOCKS5 proxy (RFC 1928), without authentication.
+            /// An HTTP proxy reached over TLS (`https://proxy`), checked against the transport's
+            /// trust (``/Courier/TLSOptions``) as a server is; the origin's own TLS, for an
+            /// `https` origin, runs inside the tunnel.
+            case https
+            /// A SOCKS5 proxy (RFC 1928), with a user and password (RFC 1929) when it has
+            /// credentials.
             case socks5
         }
 
@@ -26,7 +32,8 @@ extension NIOTransport {
         public var host: String
         /// The proxy's port.
         public var port: Int
-        /// The user and password sent to an HTTP proxy (`Proxy-Authorization: Basic`), if any.
+        /// The user and password sent to the proxy (`Proxy-Authorization: Basic` to an HTTP
+        /// proxy, RFC 1929 to a SOCKS5 one), if any.
         public var credentials: Credentials?
 
         /// A user and password for a proxy.
@@ -51,17 +58,28 @@ extension NIOTransport {
             Proxy(kind: .http, host: host, port: port, credentials: credentials)
         }
 
+        /// An HTTP proxy reached over TLS.
+        /// - Parameters:
+        ///   - host: Its host (its certificate must name it).
+        ///   - port: Its port (1 to 65535).
+        ///   - credentials: Basic credentials it asks for, if any.
+        public static func https(host: String, port: Int, credentials: Credentials? = nil) -> Proxy {
+            Proxy(kind: .https, host: host, port: port, credentials: credentials)
+        }
+
         /// A SOCKS5 proxy.
         /// - Parameters:
         ///   - host: Its host.
         ///   - port: Its port (1 to 65535).
-        public static func socks5(host: String, port: Int) -> Proxy {
-            Proxy(kind: .socks5, host: host, port: port, credentials: nil)
+        ///   - credentials: The user and password it asks for, if any (255 bytes each at most).
+        public static func socks5(host: String, port: Int, credentials: Credentials? = nil) -> Proxy {
+            Proxy(kind: .socks5, host: host, port: port, credentials: credentials)
         }
 
         /// A proxy from a URL as `HTTPS_PROXY` holds it: `http://[user:password@]host[:port]`
-        /// (port 80 by default; a bare `host:port` is taken as `http`), `socks5://host[:port]` or
-        /// `socks5h://host[:port]` (port 1080 by default).
+        /// (port 80 by default; a bare `host:port` is taken as `http`),
+        /// `https://[user:password@]host[:port]` (port 443 by default), or
+        /// `socks5://[user:password@]host[:port]` or `socks5h://…` (port 1080 by default).
         /// - Parameter url: The URL.
         /// - Throws: ``Invalid`` naming what is wrong (never the URL, which may hold a password).
         public init(url: String) throws(Invalid) {
@@ -72,20 +90,23 @@ extension NIOTransport {
             }
             switch scheme {
             case "http": kind = .http
+            case "https": kind = .https
             case "socks5", "socks5h": kind = .socks5
-            case "https": throw Invalid(reason: "a TLS connection to the proxy itself (https://) is not supported; use http://")
-            default: throw Invalid(reason: "the proxy scheme \"\(scheme)\" is not http, socks5 or socks5h")
+            default: throw Invalid(reason: "the proxy scheme \"\(scheme)\" is not http, https, socks5 or socks5h")
             }
             guard let host = components.host, !host.isEmpty else { throw Invalid(reason: "the proxy URL has no host") }
             self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-            let port = components.port ?? (kind == .http ? 80 : 1080)
+            let port = components.port ?? [.http: 80, .https: 443, .socks5: 1080][kind] ?? 80
             guard (1...65535).contains(port) else { throw Invalid(reason: "the proxy port is not between 1 and 65535") }
             self.port = port
             if let user = components.user {
-                guard kind == .http else { throw Invalid(reason: "SOCKS5 proxies with a user and password are not supported") }
                 // `user` and `password` are already percent-decoded (decoding them again would
                 // turn a password's literal `%41` into `A`).
-                credentials = Credentials(user: user, password: components.password ?? "")
+                let password = components.password ?? ""
+                if kind == .socks5, user.utf8.count > 255 || password.utf8.count > 255 {
+                    throw Invalid(reason: "a SOCKS5 user name or password is longer than 255 bytes")
+                }
+                credentials = Credentials(user: user, password: password)
             }
         }
 
@@ -98,7 +119,7 @@ extension NIOTransport {
 
         /// The kind, host and port; credentials only as "with credentials".
         public var description: String {
-            let scheme = kind == .http ? "http" : "socks5"
+            let scheme = [.http: "http", .https: "https", .socks5: "socks5"][kind] ?? "http"
             let name = host.contains(":") ? "[\(host)]" : host
             return "\(scheme)://\(name):\(port)" + (credentials == nil ? "" : " (with credentials)")
         }

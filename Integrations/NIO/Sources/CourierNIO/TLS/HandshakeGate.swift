@@ -9,24 +9,38 @@ import NIOTLS
 final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
+    /// Whose handshake it is: the server's, or an `https` proxy's (whose failures say so).
+    enum Peer {
+        case server
+        case proxy
+    }
+
     /// Succeeds with the protocol agreed by ALPN (`nil` when none was), or fails with the reason.
     let verdict: EventLoopPromise<String?>
     private let pins: Set<TLSOptions.PublicKeyPin>
     private let timeout: TimeAmount
+    private let peer: Peer
     private var timer: Scheduled<Void>?
 
-    init(eventLoop: any EventLoop, pins: Set<TLSOptions.PublicKeyPin>, timeout: TimeAmount) {
+    init(eventLoop: any EventLoop, pins: Set<TLSOptions.PublicKeyPin>, timeout: TimeAmount, names peer: Peer = .server) {
         self.verdict = eventLoop.makePromise()
         self.pins = pins
         self.timeout = timeout
+        self.peer = peer
+    }
+
+    /// Fails the wait with `error`, said as the proxy's when it is one.
+    private func fail(_ error: any Error) {
+        verdict.fail(peer == .proxy ? NIOTransportError.proxyTLS(error) : error)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         // A server that accepts the connection and never answers the handshake gives up its place.
         let verdict = self.verdict
         let channel = context.channel
+        let peer = self.peer
         timer = context.eventLoop.scheduleTask(in: timeout) {
-            verdict.fail(NIOTransportError.handshakeTimedOut)
+            verdict.fail(peer == .proxy ? NIOTransportError.proxyTLS(NIOTransportError.handshakeTimedOut) : NIOTransportError.handshakeTimedOut)
             channel.close(promise: nil)
         }
     }
@@ -35,7 +49,7 @@ final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
     /// Failing a promise twice is harmless here: only the first outcome counts.
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
-        verdict.fail(NIOTransportError.connectionClosedBeforeResponse)
+        fail(NIOTransportError.connectionClosedBeforeResponse)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -55,13 +69,13 @@ final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         timer?.cancel()
-        verdict.fail(error)
+        fail(error)
         context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
-        verdict.fail(NIOTransportError.connectionClosedBeforeResponse)
+        fail(NIOTransportError.connectionClosedBeforeResponse)
         context.fireChannelInactive()
     }
 

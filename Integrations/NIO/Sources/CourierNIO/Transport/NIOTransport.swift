@@ -51,8 +51,10 @@ public final class NIOTransport: Transport {
         // a transport used only for http never pays.
         // The last route for an origin applies.
         let routes = Dictionary(configuration.routes.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
+        var proxySettings = settings
+        proxySettings.applicationProtocols = ["http/1.1"]
         let connector = Connector(
-            group: eventLoopGroup, tls: TLSContextCache(settings), pins: configuration.tls.pinnedKeys,
+            group: eventLoopGroup, tls: TLSContextCache(settings), proxyTLS: TLSContextCache(proxySettings), pins: configuration.tls.pinnedKeys,
             connectTimeout: TimeAmount(configuration.connectTimeout), proxies: configuration.proxies, routes: routes,
             resolver: configuration.resolver)
         let allowsHTTP2 = configuration.allowsHTTP2
