@@ -1,5 +1,5 @@
 // fuzz: seeded-runs 25000
-// fuzz: sources Integrations/NIO/Sources/CourierNIO/Inflater.swift
+// fuzz: sources Integrations/NIO/Sources/CourierNIOSupport/Inflater.swift
 // fuzz: flags -I Integrations/NIO/Sources/CCourierNIOZlib
 import CCourierNIOZlib
 import CourierCore

@@ -20,7 +20,7 @@ let package = Package(
             dependencies: [
                 "CLibFuzzer",
                 .product(name: "CourierCore", package: "courier"),
-                .product(name: "CourierNIO", package: "courier-nio"),
+                .product(name: "CourierNIOProbe", package: "courier-nio"),
             ]
         )
     ],

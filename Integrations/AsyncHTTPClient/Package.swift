@@ -17,8 +17,9 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "courier", path: "../.."),
-        // Courier on SwiftNIO: the body inflater, SwiftNIO's errors and TLS options mapped once,
-        // shared with Courier's own transport.
+        // What Courier's transports on SwiftNIO share (the body inflater, SwiftNIO's errors and
+        // TLS options mapped once): CourierNIOSupport, not Courier's own HTTP client (CourierNIO,
+        // which only the benchmarks link, to compare the two).
         .package(name: "courier-nio", path: "../NIO"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -32,7 +33,7 @@ let package = Package(
             name: "CourierAsyncHTTPClient",
             dependencies: [
                 .product(name: "CourierCore", package: "courier"),
-                .product(name: "CourierNIO", package: "courier-nio"),
+                .product(name: "CourierNIOSupport", package: "courier-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

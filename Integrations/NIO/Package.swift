@@ -14,7 +14,14 @@ let package = Package(
     name: "CourierNIO",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
-        .library(name: "CourierNIO", targets: ["CourierNIO"])
+        .library(name: "CourierNIO", targets: ["CourierNIO"]),
+        // What Courier's two transports on SwiftNIO share (the body inflater, SwiftNIO's errors and
+        // TLS options mapped once), so that CourierAsyncHTTPClient links no second HTTP client.
+        // Its API is SPI (`NIOTransports`): not for applications.
+        .library(name: "CourierNIOSupport", targets: ["CourierNIOSupport"]),
+        // The connection's pipeline on SwiftNIO's embedded channel, for Courier's fuzz target
+        // (SPI `Fuzzing`): not for applications, and not linked by CourierNIO's users.
+        .library(name: "CourierNIOProbe", targets: ["CourierNIOProbe"]),
     ],
     dependencies: [
         .package(name: "courier", path: "../.."),
@@ -27,16 +34,27 @@ let package = Package(
         // piece, so that a size limit bounds memory and a cut stream is noticed.
         .systemLibrary(name: "CCourierNIOZlib", path: "Sources/CCourierNIOZlib"),
         .target(
-            name: "CourierNIO",
+            name: "CourierNIOSupport",
             dependencies: [
                 "CCourierNIOZlib",
                 .product(name: "CourierCore", package: "courier"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "CourierNIO",
+            dependencies: [
+                "CourierNIOSupport",
+                .product(name: "CourierCore", package: "courier"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                // ResponseProbe (the fuzz target's way in) runs the pipeline on an embedded channel.
-                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // Not NIOFoundationCompat: it imports full Foundation, which a server need not link.
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
@@ -44,6 +62,18 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 // A stream's head is looked at (its :status) before SwiftNIO's codec reads it.
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "CourierNIOProbe",
+            dependencies: [
+                "CourierNIO",
+                .product(name: "CourierCore", package: "courier"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),
@@ -61,6 +91,8 @@ let package = Package(
             name: "CourierNIOTests",
             dependencies: [
                 "CourierNIO",
+                "CourierNIOSupport",
+                "CourierNIOProbe",
                 // InflaterTests makes gzip members with zlib itself.
                 "CCourierNIOZlib",
                 .product(name: "Courier", package: "courier"),

@@ -1,7 +1,7 @@
 // fuzz: seeded-runs 20000
 import CLibFuzzer
 import CourierCore
-@_spi(Fuzzing) import CourierNIO
+@_spi(Fuzzing) import CourierNIOProbe
 import Foundation
 
 /// Any bytes as a server's answer to a request on one of CourierNIO's HTTP/1.1 connections

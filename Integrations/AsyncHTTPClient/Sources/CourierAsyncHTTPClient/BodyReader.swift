@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import CourierCore
-@_spi(NIOTransports) import CourierNIO
+@_spi(NIOTransports) import CourierNIOSupport
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

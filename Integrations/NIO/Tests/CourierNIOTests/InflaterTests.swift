@@ -1,5 +1,5 @@
 import CCourierNIOZlib
-@_spi(NIOTransports) @testable import CourierNIO
+@_spi(NIOTransports) import CourierNIOSupport
 import Foundation
 import Testing
 

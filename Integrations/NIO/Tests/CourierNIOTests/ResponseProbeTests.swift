@@ -1,5 +1,5 @@
 import Courier
-@_spi(Fuzzing) import CourierNIO
+@_spi(Fuzzing) import CourierNIOProbe
 import Foundation
 import Testing
 

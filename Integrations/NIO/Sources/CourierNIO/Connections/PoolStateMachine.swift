@@ -26,7 +26,7 @@ import NIOCore
 ///   a hop that finds no connection to use fails at once with that failure.
 /// - **Draining.** A `GOAWAY` stops new streams on its connection; streams under way finish
 ///   (those the server left out are reset by SwiftNIO, and their hops may be sent again on
-///   another connection: see ``NIOErrors/streamClosed(_:duringBody:)``).
+///   another connection: see `NIOErrors.streamClosed(_:duringBody:)`).
 /// - **Shutdown.** Nothing new starts: waiters fail, idle connections close, busy ones close
 ///   when their hops or streams end; ``Action/shutDown`` says when the last one is gone.
 struct PoolStateMachine {

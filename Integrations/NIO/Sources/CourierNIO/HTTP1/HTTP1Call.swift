@@ -9,11 +9,11 @@ import NIOHTTP1
 
 /// What a hop's response is, as the connection hands it over: its head, and its body either
 /// complete (gathered on the event loop: one wake-up for the caller) or still arriving.
-struct HTTP1Answer: Sendable {
-    var head: HTTPResponseHead
-    var body: Body
+package struct HTTP1Answer: Sendable {
+    package var head: HTTPResponseHead
+    package var body: Body
 
-    enum Body: Sendable {
+    package enum Body: Sendable {
         /// The whole body, `nil` when it was empty.
         case complete(ByteBuffer?)
         /// Pieces as they arrive, with backpressure: reads stop while the reader is behind.
@@ -28,8 +28,8 @@ struct HTTP1Answer: Sendable {
 /// do. Made by the transport; every method but ``start(on:handler:onIdle:)`` and ``cancel()``
 /// runs on the connection's event loop, so its state needs no lock (hence `@unchecked
 /// Sendable`: only the loop touches it).
-final class HTTP1Call: @unchecked Sendable {
-    typealias Pieces = NIOThrowingAsyncSequenceProducer<
+package final class HTTP1Call: @unchecked Sendable {
+    package typealias Pieces = NIOThrowingAsyncSequenceProducer<
         ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, PiecesDelegate
     >
 
@@ -57,7 +57,7 @@ final class HTTP1Call: @unchecked Sendable {
     /// that waits for something never outlives its call.
     private var uploadTask: Task<Void, Never>?
 
-    init(
+    package init(
         head: HTTPRequestHead, bodyInHand: ByteBuffer?, upload: FramedBody?, progress: TransferProgress?, gathers: Bool,
         timings: HopTimings.Recorder? = nil, eventLoop: any EventLoop
     ) {
@@ -71,7 +71,7 @@ final class HTTP1Call: @unchecked Sendable {
     }
 
     var streamsBody: Bool { upload != nil }
-    var answer: EventLoopFuture<HTTP1Answer> { promise.futureResult }
+    package var answer: EventLoopFuture<HTTP1Answer> { promise.futureResult }
 
     /// Waits for the answer (handed over from the loop: ``EventLoopFuture/handedOver()``).
     func answered() async throws -> HTTP1Answer {
@@ -173,7 +173,7 @@ final class HTTP1Call: @unchecked Sendable {
         if receivedAny { timings?.mark(.bodyEnded) }
         // Before any response byte, a connection that closed is a lost connection whatever
         // SwiftNIO called it: the request may be sent again if it is idempotent.
-        let error = !receivedAny && NIOErrors.isConnectionClosure(error) ? NIOTransportError.connectionClosedBeforeResponse : error
+        let error = !receivedAny && TransportErrors.isConnectionClosure(error) ? NIOTransportError.connectionClosedBeforeResponse : error
         if let source {
             source.finish(error)
         } else {
@@ -238,7 +238,7 @@ final class HTTP1Call: @unchecked Sendable {
 }
 
 /// Tells the call when the reader of its streamed body wants more, or left.
-struct PiecesDelegate: NIOAsyncSequenceProducerDelegate {
+package struct PiecesDelegate: NIOAsyncSequenceProducerDelegate {
     let call: HTTP1Call
     let loop: any EventLoop
 
@@ -247,12 +247,12 @@ struct PiecesDelegate: NIOAsyncSequenceProducerDelegate {
         self.loop = call.answer.eventLoop
     }
 
-    func produceMore() {
+    package func produceMore() {
         let call = self.call
         loop.execute { call.readerCaughtUp() }
     }
 
-    func didTerminate() {
+    package func didTerminate() {
         let call = self.call
         loop.execute { call.readerLeft() }
     }

@@ -9,23 +9,25 @@ import NIOHTTP1
 /// connection may be lent again, closes it.
 ///
 /// Everything here runs on the channel's event loop.
-final class HTTP1Handler: ChannelDuplexHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundIn = HTTPClientRequestPart
-    typealias OutboundOut = HTTPClientRequestPart
+package final class HTTP1Handler: ChannelDuplexHandler {
+    package typealias InboundIn = HTTPClientResponsePart
+    package typealias OutboundIn = HTTPClientRequestPart
+    package typealias OutboundOut = HTTPClientRequestPart
 
     private var machine = HTTP1StateMachine()
     /// The request in flight, if any.
     private var call: HTTP1Call?
     private var context: ChannelHandlerContext?
     /// Told once the connection is idle again (`true`) or must not be reused (`false`).
-    var onIdle: ((_ reusable: Bool) -> Void)?
+    package var onIdle: ((_ reusable: Bool) -> Void)?
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    package init() {}
+
+    package func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    package func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     /// Starts `call`: writes its head (and its body when it is in hand).
-    func start(_ call: HTTP1Call) {
+    package func start(_ call: HTTP1Call) {
         // Gone from its pipeline: the connection closed (with the failure that closed it, if one
         // said why, as a TLS 1.3 server refusing a client certificate after the handshake does).
         let actions = machine.start(body: call.streamsBody ? .streamed : .whole, active: context?.channel.isActive ?? false)
@@ -44,7 +46,7 @@ final class HTTP1Handler: ChannelDuplexHandler {
 
     // MARK: The channel's events
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head): run(machine.receivedHead(head), context: context)
         case .body(let buffer): run(machine.receivedBody(buffer), context: context)
@@ -52,20 +54,20 @@ final class HTTP1Handler: ChannelDuplexHandler {
         }
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         run(machine.readComplete(active: context.channel.isActive), context: context)
         context.fireChannelReadComplete()
     }
 
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         run(machine.read(), context: context)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         run(machine.errorCaught(error), context: context)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         run(machine.closed(), context: context)
         context.fireChannelInactive()
     }

@@ -1,3 +1,4 @@
+@_spi(NIOTransports) import CourierNIOSupport
 import CourierCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -55,7 +56,7 @@ struct BodyReader: Sendable {
                 if let inflater, !inflater.isComplete, received > 0 { throw truncated }
                 continuation.finish()
             } catch {
-                continuation.finish(throwing: NIOErrors.courierError(for: error, request: request, duringBody: true))
+                continuation.finish(throwing: TransportErrors.courierError(for: error, request: request, duringBody: true))
             }
         }
         continuation.onTermination { task.cancel() }

@@ -6,8 +6,8 @@ import CourierCore
 #endif
 import NIOPosix
 
-/// Sends Courier requests over Courier's own HTTP/1.1 connections on SwiftNIO
-/// (``NIOTransport``): held to the same conformance suite as ``/Courier/URLSessionExecutor``,
+/// Sends Courier requests over Courier's own connections on SwiftNIO (``NIOTransport``: HTTP/1.1,
+/// and HTTP/2 by ALPN or with prior knowledge; over TCP, a Unix domain socket or a proxy): held to the same conformance suite as ``/Courier/URLSessionExecutor``,
 /// with nothing a server sends able to stop the process.
 ///
 /// ```swift

@@ -1,3 +1,4 @@
+@_spi(NIOTransports) import CourierNIOSupport
 @_spi(Transports) import CourierCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -10,8 +11,8 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// Sends one hop over Courier's own HTTP/1.1 connections on SwiftNIO: the
-/// ``/Courier/Transport`` under ``NIOExecutor``.
+/// Sends one hop over Courier's own connections on SwiftNIO (HTTP/1.1, and HTTP/2 by ALPN or, on
+/// a ``Route``, with prior knowledge): the ``/Courier/Transport`` under ``NIOExecutor``.
 ///
 /// It speaks HTTP itself (SwiftNIO's parser, Courier's decisions): it keeps a pool of
 /// connections per origin, renders the request, reads every response head and body by Courier's
@@ -100,7 +101,7 @@ public final class NIOTransport: Transport {
         } catch {
             // A connection that could not be made (or was not tried) carried no earlier hop:
             // the exchange does not send the hop again on a new one.
-            throw Self.lost(NIOErrors.courierError(for: error, request: request), reused: false)
+            throw Self.lost(TransportErrors.courierError(for: error, request: request), reused: false)
         }
         let call: HTTP1Call
         // Whether the hop's HTTP/1.1 connection carried earlier hops: a lost one is sent again
@@ -130,7 +131,7 @@ public final class NIOTransport: Transport {
             do {
                 (stream, handler) = try await connection.openStream().handedOver()
             } catch {
-                throw Self.lost(NIOErrors.courierError(for: error, request: request), reused: reused)
+                throw Self.lost(TransportErrors.courierError(for: error, request: request), reused: reused)
             }
             call = HTTP1Call(
                 head: head, bodyInHand: body, upload: upload, progress: options.uploadProgress,
@@ -146,7 +147,7 @@ public final class NIOTransport: Transport {
                 call.cancel()
             }
         } catch {
-            throw Self.lost(NIOErrors.courierError(for: error, request: request), reused: reused)
+            throw Self.lost(TransportErrors.courierError(for: error, request: request), reused: reused)
         }
         let headers = answer.head.headers
         let response = Response(

@@ -10,40 +10,15 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
-/// Failures this transport names itself.
-enum NIOTransportError: Error, Sendable {
-    /// The connection closed before any byte of the response: the request may be sent again.
-    case connectionClosedBeforeResponse
-    /// The connection closed in the middle of the response.
-    case connectionClosedMidBody
-    /// The transport was shut down.
-    case shutDown
-    /// An `https` origin without a TLS context (never expected: the transport makes one).
-    case noTLSContext
-    /// The server's verified certificate holds none of the pinned keys.
-    case pinMismatch
-    /// The TLS handshake did not finish within the connect timeout.
-    case handshakeTimedOut
-    /// A failure after the response's head, while its body was gathered.
-    case duringBody(any Error)
-    /// More informational (1xx) heads before the answer than ``InformationalHeads`` allows.
-    case tooManyInformationalHeads(InformationalHeads.Excess)
-    /// No connection was tried: the origin backs off after this failure (``ConnectionBackoff``)
-    /// for another `retryIn`.
-    case backingOff(any Error, retryIn: TimeAmount)
-    /// The TLS handshake with an `https` proxy failed.
-    case proxyTLS(any Error)
-}
-
-/// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes (shared with Courier's
-/// AsyncHTTPClient transport, SPI `NIOTransports`): transient where a retry may succeed
+/// SwiftNIO's and SwiftNIO SSL's errors as Courier's causes, for Courier's two transports on
+/// SwiftNIO (CourierNIO and CourierAsyncHTTPClient, SPI `NIOTransports`), each of which maps its
+/// own errors first: transient where a retry may succeed
 /// (a connection refused, reset or closed before the answer), permanent where it cannot (TLS, a
 /// response that is not HTTP). Messages name the failure, never a header value or a URL.
 @_spi(NIOTransports) public enum NIOErrors {
     /// Whether `error` says only that the connection went away.
     public static func isConnectionClosure(_ error: any Error) -> Bool {
         switch error {
-        case NIOTransportError.connectionClosedBeforeResponse, NIOTransportError.connectionClosedMidBody: return true
         case let error as ChannelError:
             switch error {
             case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed, .inputClosed: return true
@@ -63,49 +38,8 @@ enum NIOTransportError: Error, Sendable {
             return error.request == nil ? CourierError(error.cause, request: request, underlyingError: error.underlyingError) : error
         case is CancellationError:
             return CourierError(.cancelled, request: request)
-        case let error as SOCKS5Failure:
-            let kind: TransportFailure.Kind
-            switch error {
-            case .refused: kind = error.isTargetUnreachable ? .cannotConnect : .other
-            case .notSOCKS5: kind = .badResponse
-            case .noAcceptableMethod, .credentialsRefused, .tooLong: kind = .other
-            }
-            return failure(kind, error.description, error, request)
         case let error as NIOHTTP2Errors.StreamClosed:
             return CourierError(.transport(streamClosed(error.errorCode, duringBody: duringBody)), request: request, underlyingError: error)
-        case let error as NIOTransportError:
-            switch error {
-            case .connectionClosedBeforeResponse where !duringBody:
-                return failure(.connectionLost, "the connection closed before the response arrived", error, request)
-            case .connectionClosedBeforeResponse, .connectionClosedMidBody:
-                return failure(.truncatedBody, "the connection closed before the response was complete", error, request)
-            case .shutDown:
-                return failure(.other, "the transport was shut down", error, request)
-            case .noTLSContext:
-                return failure(.secureConnectionFailed, "no TLS configuration for an https origin", error, request)
-            case .pinMismatch:
-                return tls(.pinMismatch, error, request)
-            case .handshakeTimedOut:
-                return CourierError(.timedOut, request: request, underlyingError: error)
-            case .duringBody(let failure):
-                return courierError(for: failure, request: request, duringBody: true)
-            case .tooManyInformationalHeads(let excess):
-                return failure(.badResponse, excess.description, error, request)
-            case .proxyTLS(let failure):
-                // The same cause as the server's would be, said as the proxy's.
-                var mapped = courierError(for: failure, request: request)
-                if case .transport(var transportFailure) = mapped.cause {
-                    transportFailure.message = "the proxy's TLS: " + transportFailure.message
-                    mapped.cause = .transport(transportFailure)
-                } else if case .timedOut = mapped.cause {
-                    mapped = CourierError(
-                        .transport(TransportFailure(.secureConnectionFailed, message: "the proxy's TLS handshake did not finish in time")),
-                        request: request, underlyingError: failure)
-                }
-                return mapped
-            case .backingOff(let last, let wait):
-                return backingOff(courierError(for: last, request: request), wait: wait, last: last, request: request)
-            }
         case let error as HTTPParserError:
             switch error {
             case .invalidEOFState:
@@ -183,24 +117,8 @@ enum NIOTransportError: Error, Sendable {
         return TransportFailure(.connectionLost, message: "the server reset the HTTP/2 stream before answering (\(name))")
     }
 
-    /// `last`, the failure an origin backs off after, as the failure of a hop that made no
-    /// attempt: the same cause (a transient `cannotConnect` when it was not a transport failure),
-    /// its message saying so.
-    private static func backingOff(_ mapped: CourierError, wait: TimeAmount, last: any Error, request: Request) -> CourierError {
-        let note = "not tried again yet: the origin's last connection failed, and the next attempt waits another "
-            + "\(max(1, (wait.nanoseconds + 999_999) / 1_000_000)) ms"
-        guard case .transport(var failure) = mapped.cause else {
-            return CourierError(
-                .transport(TransportFailure(.cannotConnect, message: "the last connection failed (\(mapped.summary)); " + note)),
-                request: request, underlyingError: last)
-        }
-        failure.message += "; " + note
-        var error = mapped
-        error.cause = .transport(failure)
-        return error
-    }
-
-    private static func tls(_ problem: TLSProblem, _ error: any Error, _ request: Request) -> CourierError {
+    /// A TLS failure for `problem`, with `request` attached and `error` underneath.
+    public static func tls(_ problem: TLSProblem, _ error: any Error, _ request: Request) -> CourierError {
         CourierError(.transport(.tls(problem)), request: request, underlyingError: error)
     }
 
@@ -224,7 +142,9 @@ enum NIOTransportError: Error, Sendable {
         return .handshake(String(text.prefix(while: { $0 != "(" })))
     }
 
-    private static func failure(_ kind: TransportFailure.Kind, _ message: String, _ error: any Error, _ request: Request) -> CourierError {
+    /// A transport failure of `kind` saying `message` (never a header value or a URL), with
+    /// `request` attached and `error` underneath.
+    public static func failure(_ kind: TransportFailure.Kind, _ message: String, _ error: any Error, _ request: Request) -> CourierError {
         CourierError(.transport(TransportFailure(kind, message: message)), request: request, underlyingError: error)
     }
 }

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierNIO
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -10,9 +11,11 @@ import NIOFoundationEssentialsCompat
 import NIOHTTP1
 
 /// What the transport makes of bytes a server sends, without a network: the connection's own
-/// pipeline (SwiftNIO's response decoder, then ``HTTP1Handler``) on an embedded channel, fed the
-/// bytes in the pieces given, then closed by the "server". For the `HTTP1Response` fuzz target
-/// and for tests of hostile answers that need no server (SPI `Fuzzing`).
+/// pipeline (SwiftNIO's response decoder, then CourierNIO's `HTTP1Handler`) on an embedded
+/// channel, fed the bytes in the pieces given, then closed by the "server". For the
+/// `HTTP1Response` fuzz target and for tests of hostile answers that need no server (SPI
+/// `Fuzzing`). A module of its own (CourierNIOProbe), so that SwiftNIO's embedded channel, a test
+/// tool, is never linked by CourierNIO's users.
 @_spi(Fuzzing) public enum ResponseProbe {
     /// How one exchange ended.
     public struct Outcome: Sendable, Equatable {
@@ -66,7 +69,7 @@ import NIOHTTP1
             if case .complete(let buffer?) = answer.body { body = Data(buffer: buffer) }
             outcome = .answer(status: Int(answer.head.status.code), body: body)
         } catch {
-            let mapped = NIOErrors.courierError(for: error, request: courierRequest)
+            let mapped = TransportErrors.courierError(for: error, request: courierRequest)
             if case .transport(let failure) = mapped.cause {
                 outcome = .failure(failure.kind, failure.message)
             } else {

@@ -6,9 +6,10 @@ extension TLSOptions {
     /// and the client certificate of ``clientIdentity``, with full verification (chain and host
     /// name) always: Courier never turns it off.
     /// - Parameter protocols: The application protocols offered by ALPN, most preferred first.
+    /// - Returns: The configuration.
     /// - Throws: ``TLSOptions/Invalid`` when SwiftNIO SSL cannot read a certificate or the key (the
     ///   reason never holds key material).
-    func nioConfiguration(protocols: [String]) throws(TLSOptions.Invalid) -> TLSConfiguration {
+    @_spi(NIOTransports) public func nioConfiguration(protocols: [String]) throws(TLSOptions.Invalid) -> TLSConfiguration {
         var settings = TLSConfiguration.makeClientConfiguration()
         settings.applicationProtocols = protocols
         try apply(to: &settings)
