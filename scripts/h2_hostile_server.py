@@ -9,6 +9,8 @@ Paths (every request on a connection of its own is answered by the path's rule):
   /reset-mid-body      200 announcing 100000 bytes, 1000 of them, then RST_STREAM INTERNAL_ERROR
   /refused             RST_STREAM REFUSED_STREAM before any response: the request was not processed
   /goaway-unprocessed  GOAWAY (last stream 0, NO_ERROR) before any response: not processed either
+  /goaway-once?key=K   the first request with key K: GOAWAY (last stream 0) before any response,
+                       as /goaway-unprocessed; every later one: 200 with a 5-byte body
   /goaway-mid-body     200 announcing 100000 bytes, 1000 of them, then GOAWAY naming this stream
                        (it was processed) and the connection closed
   /status/CODE         a head whose :status is CODE exactly as given (042, 099, abc, 1000), no body
@@ -47,8 +49,11 @@ def handle(connection_socket):
             for event in conn.receive_data(data):
                 if isinstance(event, h2.events.RequestReceived):
                     path = dict(event.headers).get(":path", "/")
-                    if not answer(conn, event.stream_id, path):
+                    outcome = answer(conn, event.stream_id, path)
+                    if outcome is not True:
                         connection_socket.sendall(conn.data_to_send())
+                        if outcome == LINGER:
+                            linger(connection_socket)
                         return
             connection_socket.sendall(conn.data_to_send())
     except (OSError, h2.exceptions.ProtocolError):
@@ -60,8 +65,30 @@ def handle(connection_socket):
             pass
 
 
+# The /goaway-once paths already sent away.
+SENT_AWAY = set()
+SENT_AWAY_LOCK = threading.Lock()
+
+
+# What `answer` returns when the connection is to close once the client has finished sending.
+LINGER = "linger"
+
+
+def linger(connection_socket):
+    """Reads (and drops) what the client still sends until it closes, for at most 5 s, before
+    the connection is closed: closing with unread bytes (a request body on its way) would send a
+    reset that can make the client drop the frames just sent, GOAWAY among them."""
+    connection_socket.settimeout(5)
+    try:
+        while connection_socket.recv(65535):
+            pass
+    except (OSError, ValueError):
+        pass
+
+
 def answer(conn, stream_id, path):
-    """Answers one request; returns False when the connection is to be closed after this."""
+    """Answers one request; returns False when the connection is to be closed after this, LINGER
+    when it is to be closed once the client stops sending, True otherwise."""
     announced = [(":status", "200"), ("content-type", "application/octet-stream"), ("content-length", "100000")]
     if path.startswith("/ok"):
         conn.send_headers(stream_id, [(":status", "200"), ("content-length", "5")])
@@ -75,9 +102,19 @@ def answer(conn, stream_id, path):
     if path.startswith("/refused"):
         conn.reset_stream(stream_id, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
         return True
+    if path.startswith("/goaway-once"):
+        with SENT_AWAY_LOCK:
+            first = path not in SENT_AWAY
+            SENT_AWAY.add(path)
+        if first:
+            conn.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=0)
+            return LINGER
+        conn.send_headers(stream_id, [(":status", "200"), ("content-length", "5")])
+        conn.send_data(stream_id, b"hello", end_stream=True)
+        return True
     if path.startswith("/goaway-unprocessed"):
         conn.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=0)
-        return False
+        return LINGER
     if path.startswith("/goaway-mid-body"):
         conn.send_headers(stream_id, announced)
         conn.send_data(stream_id, b"x" * 1000)

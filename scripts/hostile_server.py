@@ -289,7 +289,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 while count == 0 or sent < count:
                     self.wfile.write(interim * 64 if count == 0 else interim)
                     sent += 1
-                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nfinal!")
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 6\r\n\r\nfinal!")
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass

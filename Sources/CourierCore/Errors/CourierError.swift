@@ -262,6 +262,12 @@ public struct TransportFailure: Sendable, Hashable, CustomStringConvertible {
     /// a server that closes an idle connection as it is reused is the case the resend is for, and
     /// an origin that resets every new connection is not made to take each attempt twice.
     public var connectionWasReused: Bool?
+    /// For a ``Kind/connectionLost`` failure: `true` when the server said it did not process the
+    /// request (an HTTP/2 `REFUSED_STREAM`, or a stream a `GOAWAY` left out: RFC 9113 §8.7), so
+    /// it may be sent again whatever its method; `nil` when nothing said so. The ``Exchange``
+    /// sends such a hop once more on another connection unless its body cannot be read again or
+    /// the request says ``Request/allowsRetry`` `false`.
+    public var requestWasNotProcessed: Bool?
 
     /// A ``Kind/secureConnectionFailed`` failure for `problem`, worded by it.
     /// - Parameters:

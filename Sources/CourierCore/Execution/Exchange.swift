@@ -184,12 +184,17 @@ public struct Exchange: Executor {
     /// ``Request/allowsRetry``, and a body that can be read again: ``Request/isRetryable``), and
     /// the call was not cancelled. RFC 9110 §9.2.2 allows a client to do this for idempotent
     /// requests; libcurl, and so URLSession, already does it for reused connections, so every
-    /// transport now behaves alike.
+    /// transport now behaves alike. A hop the server said it did not process
+    /// (``TransportFailure/requestWasNotProcessed``) is sent again whatever its method, when its
+    /// body can be read again and ``Request/allowsRetry`` is not `false` (RFC 9113 §8.7).
     static func mayResend(_ hop: Request, after error: any Error) -> Bool {
-        guard !Task.isCancelled, hop.isRetryable, let error = error as? CourierError, case .transport(let failure) = error.cause else {
-            return false
+        guard !Task.isCancelled, let error = error as? CourierError, case .transport(let failure) = error.cause, failure.kind == .connectionLost
+        else { return false }
+        // Not processed, the server said (RFC 9113 §8.7): safe to send again whatever the method.
+        if failure.requestWasNotProcessed == true {
+            return hop.allowsRetry != false && hop.bodySource?.isRepeatable != false
         }
-        return failure.kind == .connectionLost && failure.connectionWasReused != false
+        return hop.isRetryable && failure.connectionWasReused != false
     }
 
     /// One hop through the hop middleware, then the transport.

@@ -11,6 +11,8 @@ struct LostConnectionTests {
         let failures: Int
         var kind: TransportFailure.Kind = .connectionLost
         var reused: Bool? = nil
+        /// The server said it did not process the request (an HTTP/2 REFUSED_STREAM, a GOAWAY).
+        var notProcessed: Bool? = nil
         let sends = Locked(0)
 
         func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
@@ -21,6 +23,7 @@ struct LostConnectionTests {
             if attempt <= failures {
                 var failure = TransportFailure(kind, message: "the connection closed before the response arrived")
                 failure.connectionWasReused = reused
+                failure.requestWasNotProcessed = notProcessed
                 throw CourierError(.transport(failure))
             }
             return StreamedResponse(head: Response(status: 200, headers: [:], body: Data(), url: try request.validatedURL()), body: ByteStream(Data("ok".utf8)))
@@ -63,6 +66,29 @@ struct LostConnectionTests {
         let response = try await Exchange(transport: optedIn).send(.post |> url(Self.items) |> body(Data("x".utf8)) |> retryable())
         #expect(response.status == 200)
         #expect(optedIn.sends.withLock { $0 } == 2)
+    }
+
+    /// A request the server said it did not process is sent once more whatever its method (RFC
+    /// 9113 §8.7), on a connection opened for it too, unless it opts out or its body cannot be
+    /// read again.
+    @Test func aRequestTheServerDidNotProcessIsSentOnceMoreWhateverItsMethod() async throws {
+        let post = Flaky(failures: 1, reused: false, notProcessed: true)
+        let response = try await Exchange(transport: post).send(.post |> url(Self.items) |> body(Data("x".utf8)))
+        #expect(response.status == 200)
+        #expect(post.sends.withLock { $0 } == 2)
+        let twice = Flaky(failures: 2, notProcessed: true)
+        await #expect(throws: CourierError.self) { try await Exchange(transport: twice).send(.patch |> url(Self.items) |> body(Data("x".utf8))) }
+        #expect(twice.sends.withLock { $0 } == 2, "once more, not more")
+        let optedOut = Flaky(failures: 1, notProcessed: true)
+        await #expect(throws: CourierError.self) { try await Exchange(transport: optedOut).send(.post |> url(Self.items) |> retryable(false)) }
+        #expect(optedOut.sends.withLock { $0 } == 1)
+        let oneShot = Flaky(failures: 1, notProcessed: true)
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("x".utf8))
+            continuation.finish()
+        }
+        await #expect(throws: CourierError.self) { try await Exchange(transport: oneShot).send(.post |> url(Self.items) |> upload(chunks)) }
+        #expect(oneShot.sends.withLock { $0 } == 1)
     }
 
     @Test func aRequestThatOptsOutOrWhoseBodyCannotBeReadAgainIsNotSentAgain() async throws {

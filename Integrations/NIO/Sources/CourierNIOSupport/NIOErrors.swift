@@ -111,8 +111,10 @@ import NIOSSL
             return TransportFailure(.truncatedBody, message: "the server reset the HTTP/2 stream mid-body (\(name))")
         }
         if code == .refusedStream {
-            return TransportFailure(
+            var failure = TransportFailure(
                 .connectionLost, message: "the server refused the HTTP/2 stream before answering (\(name)); the request was not processed")
+            failure.requestWasNotProcessed = true
+            return failure
         }
         return TransportFailure(.connectionLost, message: "the server reset the HTTP/2 stream before answering (\(name))")
     }

@@ -100,6 +100,26 @@ struct HTTP2ResetTests {
         #expect(executor.transport.connectionCounts(origin) == .init(open: 1, http2: 1), "the hops shared the one connection")
     }
 
+    /// A stream a `GOAWAY` left out was not processed (RFC 9113 §8.7): even a POST is sent again,
+    /// once, on a new connection, and succeeds there; the connection sent away is not used again.
+    @Test func aStreamAGoAwayLeftOutIsSentAgainElsewhereWhateverItsMethod() async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        let hops = Counter()
+        let key = UUID().uuidString
+        let response = try await executor.eachHop(hops).send(.post |> url(address + "/goaway-once") |> query("key", key) |> json(["n": 1]))
+        #expect(response.body == Data("hello".utf8))
+        #expect(hops.count == 2, "the hop and its one resend")
+        // A body that cannot be read again is not sent again: the failure says why.
+        let once = AsyncStream<Data> { $0.yield(Data("{}".utf8)); $0.finish() }
+        let error = await #expect(throws: CourierError.self) {
+            _ = try await executor.send(.post |> url(address + "/goaway-once") |> query("key", UUID().uuidString) |> upload(once))
+        }
+        guard case .transport(let failure)? = error?.cause else { return }
+        #expect(failure.requestWasNotProcessed == true, "\(failure)")
+        #expect(failure.message.contains("not processed"), "\(failure.message)")
+    }
+
     /// Retry middleware acts on it as on a lost HTTP/1.1 connection: a GET is sent again, by the
     /// exchange once and then by the middleware.
     @Test func aRefusedStreamIsSentAgainForAnIdempotentRequest() async throws {

@@ -155,6 +155,15 @@ final class ConnectionPool: Sendable {
             switch action {
             case .lend(let waiter, let id, let isNew):
                 guard case .http1(let connection)? = state.withLockedValue({ $0.connections[id] }) else { continue }
+                // An idle connection whose close has not been seen yet (the server closed it as
+                // it lay idle): forgotten now, and the hop asks again.
+                if !isNew, !connection.isOpen {
+                    run(
+                        state.withLockedValue { state in
+                            state.machine.closed(id, now: .now()) + state.machine.lease(waiter, to: connection.origin, now: .now())
+                        })
+                    continue
+                }
                 deliver(.success(.http1(connection, id, isNew: isNew)), to: waiter)
             case .share(let waiter, let id, let isNew):
                 guard case .http2(let connection)? = state.withLockedValue({ $0.connections[id] }) else { continue }

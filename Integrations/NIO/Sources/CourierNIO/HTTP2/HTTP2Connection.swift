@@ -30,6 +30,8 @@ final class HTTP2Connection: Sendable {
         /// What the server said before then.
         var maximumStreams: Int?
         var goAway = false
+        /// The last stream a `GOAWAY` said the server processed (or may process).
+        var lastProcessedStream: HTTP2StreamID?
     }
 
     private let reports = NIOLockedValueBox(Reports())
@@ -66,6 +68,18 @@ final class HTTP2Connection: Sendable {
         }
         if goAway { listener(.goAway) }
         return most
+    }
+
+    /// Whether the stream `id` was left out by a `GOAWAY`: the server did not process it.
+    func wasLeftOut(_ id: HTTP2StreamID) -> Bool {
+        reports.withLockedValue { reports in reports.lastProcessedStream.map { id > $0 } ?? false }
+    }
+
+    fileprivate func goAway(lastProcessed: HTTP2StreamID) {
+        reports.withLockedValue { reports in
+            reports.lastProcessedStream = min(reports.lastProcessedStream ?? lastProcessed, lastProcessed)
+        }
+        report(.goAway)
     }
 
     fileprivate func report(_ event: Event) {
@@ -115,8 +129,8 @@ private final class ConnectionFrameWatcher: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data).payload {
-        case .goAway:
-            connection.report(.goAway)
+        case .goAway(let lastStreamID, _, _):
+            connection.goAway(lastProcessed: lastStreamID)
         case .settings(.settings(let settings)):
             if let most = settings.last(where: { $0.parameter == .maxConcurrentStreams }) { connection.report(.maximumStreams(most.value)) }
         default:

@@ -8,6 +8,7 @@
 import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -104,6 +105,8 @@ public final class NIOTransport: Transport {
             throw Self.lost(TransportErrors.courierError(for: error, request: request), reused: false)
         }
         let call: HTTP1Call
+        // The hop's HTTP/2 stream, if it has one.
+        var sharedStream: (any Channel)?
         // Whether the hop's HTTP/1.1 connection carried earlier hops: a lost one is sent again
         // only then. HTTP/2 says itself that a stream was not processed (REFUSED_STREAM, a GOAWAY
         // below it), which makes a resend safe however old the connection: not marked.
@@ -138,6 +141,7 @@ public final class NIOTransport: Transport {
                 gathers: options.buffersBody, timings: options.timings, eventLoop: stream.eventLoop)
             // A stream is used once: it closes with its response.
             call.start(on: stream, handler: handler) { _ in }
+            sharedStream = stream
         }
         let answer: HTTP1Answer
         do {
@@ -147,7 +151,20 @@ public final class NIOTransport: Transport {
                 call.cancel()
             }
         } catch {
-            throw Self.lost(TransportErrors.courierError(for: error, request: request), reused: reused)
+            var mapped = Self.lost(TransportErrors.courierError(for: error, request: request), reused: reused)
+            // A stream a GOAWAY left out was not processed (RFC 9113 §8.7): the exchange may send
+            // the hop again, on another connection, whatever its method. (Reset with CANCEL, or
+            // ended by the connection's close right after the GOAWAY.)
+            var streamID = (error as? NIOHTTP2Errors.StreamClosed)?.streamID
+            if streamID == nil, let sharedStream { streamID = try? await sharedStream.getOption(HTTP2StreamChannelOptions.streamID).get() }
+            if case .http2(let connection, _) = lease, case .transport(var failure) = mapped.cause, failure.kind == .connectionLost,
+                let streamID, connection.wasLeftOut(streamID)
+            {
+                failure.requestWasNotProcessed = true
+                failure.message += "; a GOAWAY left the stream out, so the request was not processed"
+                mapped.cause = .transport(failure)
+            }
+            throw mapped
         }
         let headers = answer.head.headers
         let response = Response(
