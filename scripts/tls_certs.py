@@ -13,6 +13,12 @@ Writes, as PEM:
   client.pem/.key        a client certificate (mTLS), issued by the test CA
   other-client.pem/.key  a client certificate issued by the untrusted CA
   spki.txt               the base64 SHA-256 of server.pem's public key (for pinning tests)
+  chain-root.pem         a root of its own, which issued an intermediate, which issued
+  chained.pem/.key       a leaf for 127.0.0.1, ::1 and localhost (the file: leaf, intermediate)
+  smuggled.pem/.key      the same, with the untrusted CA's certificate appended (it verifies
+                         nothing: a pin on its key must not match)
+  spki-chain-root.txt, spki-intermediate.txt, spki-chained.txt, spki-other-ca.txt
+                         the pins of the chain's root, intermediate and leaf, and of the untrusted CA
 
 Keys are ECDSA P-256: quick to make, accepted by OpenSSL, BoringSSL and libcurl alike.
 """
@@ -38,26 +44,35 @@ def name(common):
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common), x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Courier tests")])
 
 
-def authority(common, now):
+def authority(common, now, path_length=0, issuer=None):
+    """A CA certificate: self-signed, or issued by `issuer` (its key and certificate)."""
     private = key()
-    certificate = (
+    issuer_key, issuer_name = (issuer[0], issuer[1].subject) if issuer else (private, name(common))
+    builder = (
         x509.CertificateBuilder()
         .subject_name(name(common))
-        .issuer_name(name(common))
+        .issuer_name(issuer_name)
         .public_key(private.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(days=1))
         .not_valid_after(now + datetime.timedelta(days=30))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=path_length), critical=True)
         .add_extension(
             x509.KeyUsage(
                 digital_signature=True, content_commitment=False, key_encipherment=False, data_encipherment=False,
                 key_agreement=False, key_cert_sign=True, crl_sign=True, encipher_only=False, decipher_only=False),
             critical=True)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(private.public_key()), critical=False)
-        .sign(private, hashes.SHA256())
     )
-    return private, certificate
+    if issuer:
+        builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()), critical=False)
+    return private, builder.sign(issuer_key, hashes.SHA256())
+
+
+def spki_pin(certificate):
+    """The base64 SHA-256 of the certificate's SubjectPublicKeyInfo, as a pin is written."""
+    spki = certificate.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return base64.b64encode(hashlib.sha256(spki).digest()).decode()
 
 
 def leaf(issuer_key, issuer, common, names, now, start, end, client=False):
@@ -115,9 +130,26 @@ def main():
     write(directory, "other-client", *leaf(other_key, other, "Untrusted test client", [], now, -day, 30 * day, client=True))
     with open(os.path.join(directory, "server.pem"), "rb") as f:
         server = x509.load_pem_x509_certificate(f.read())
-    spki = server.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     with open(os.path.join(directory, "spki.txt"), "w") as f:
-        f.write(base64.b64encode(hashlib.sha256(spki).digest()).decode() + "\n")
+        f.write(spki_pin(server) + "\n")
+    # A chain of three for pins on an intermediate or root key: a root of its own (trusted alone by
+    # the tests that use it), an intermediate, a leaf. chained.pem is the leaf and the intermediate;
+    # smuggled.pem adds the untrusted CA's certificate, which verifies nothing: a pin on its key
+    # must not match (only the chain the TLS library verified counts).
+    root_key, root = authority("Courier Test Chain Root", now, path_length=1)
+    middle_key, middle = authority("Courier Test Intermediate", now, path_length=0, issuer=(root_key, root))
+    chained_key, chained = leaf(middle_key, middle, "localhost", here, now, -day, 30 * day)
+    write(directory, "chain-root", None, root)
+    write(directory, "chained", chained_key, chained)
+    pem = serialization.Encoding.PEM
+    with open(os.path.join(directory, "chained.pem"), "wb") as f:
+        f.write(chained.public_bytes(pem) + middle.public_bytes(pem))
+    write(directory, "smuggled", chained_key, chained)
+    with open(os.path.join(directory, "smuggled.pem"), "wb") as f:
+        f.write(chained.public_bytes(pem) + middle.public_bytes(pem) + other.public_bytes(pem))
+    for stem, certificate in [("spki-chain-root", root), ("spki-intermediate", middle), ("spki-chained", chained), ("spki-other-ca", other)]:
+        with open(os.path.join(directory, stem + ".txt"), "w") as f:
+            f.write(spki_pin(certificate) + "\n")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 certificate of its case (made at test time by scripts/tls_certs.py).
 
     python scripts/tls_server.py CERT_DIR valid=PORT expired=PORT future=PORT wronghost=PORT \
-        unknown=PORT mtls=PORT
+        unknown=PORT mtls=PORT chained=PORT smuggled=PORT
 
 Every listener is on 127.0.0.1 and answers (HTTP/1.1):
   GET  /get                      200, JSON: method, path, headers

@@ -136,9 +136,11 @@ public struct TLSOptions: Sendable, Hashable, CustomStringConvertible, CustomRef
     public var trust: Trust
     /// The certificate the client presents when a server asks, or `nil`.
     public var clientIdentity: ClientIdentity?
-    /// The server public keys accepted, checked after the usual verification; empty (the
-    /// default) pins nothing. A server whose certificate's key is none of them fails with
-    /// ``TLSProblem/pinMismatch`` before any byte of the request is sent.
+    /// The public keys accepted, checked after the usual verification; empty (the default) pins
+    /// nothing. A key matches when it is on the chain the TLS library verified: the server's own,
+    /// an intermediate's or the trust anchor's (never a certificate the server only presents
+    /// beside its chain). A server with none of them fails with ``TLSProblem/pinMismatch``
+    /// before any byte of the request is sent.
     public var pinnedKeys: Set<PublicKeyPin> = []
 
     /// Creates options.

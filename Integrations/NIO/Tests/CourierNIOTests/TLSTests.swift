@@ -153,6 +153,48 @@ struct TLSTests {
         #expect(Self.problem(error) == .untrustedCertificate, "\(String(describing: error))")
     }
 
+    /// A pin on the intermediate's or the root's key holds for a server whose chain goes through
+    /// them (OkHttp's `CertificatePinner` allows the same): checked on the chain the TLS library
+    /// verified.
+    @Test func aPinOnAnIntermediateOrRootKeyHoldsForTheChainThroughIt() async throws {
+        let chained = try Self.environment("COURIER_TLS_CHAINED_URL")
+        let root = try TLSOptions.Certificate(contentsOf: try Self.file("chain-root.pem"))
+        for stem in ["spki-intermediate.txt", "spki-chain-root.txt"] {
+            let pin = try TLSOptions.PublicKeyPin(base64: try String(contentsOf: try Self.file(stem), encoding: .utf8))
+            let status = try await Self.withExecutor(TLSOptions(trust: .only([root]), pinnedKeys: [pin])) {
+                try await $0.send(.get |> url(chained + "/get")).status
+            }
+            #expect(status == 200, "\(stem)")
+        }
+        // The leaf's own key, as before.
+        let leaf = try TLSOptions.PublicKeyPin(base64: try String(contentsOf: try Self.file("spki-chained.txt"), encoding: .utf8))
+        let status = try await Self.withExecutor(TLSOptions(trust: .only([root]), pinnedKeys: [leaf])) {
+            try await $0.send(.get |> url(chained + "/get")).status
+        }
+        #expect(status == 200)
+    }
+
+    /// A certificate the server presents beside its chain proves nothing: a pin on its key does
+    /// not match (an attacker can append any public certificate), and the request is not sent.
+    @Test func aPinnedKeyTheServerOnlyPresentsDoesNotMatch() async throws {
+        let smuggled = try Self.environment("COURIER_TLS_SMUGGLED_URL")
+        let root = try TLSOptions.Certificate(contentsOf: try Self.file("chain-root.pem"))
+        let appended = try TLSOptions.PublicKeyPin(base64: try String(contentsOf: try Self.file("spki-other-ca.txt"), encoding: .utf8))
+        let error = await #expect(throws: CourierError.self) {
+            try await Self.withExecutor(TLSOptions(trust: .only([root]), pinnedKeys: [appended])) {
+                _ = try await $0.send(.post |> url(smuggled + "/post") |> bearer("PINNED-SECRET"))
+            }
+        }
+        #expect(Self.problem(error) == .pinMismatch, "\(String(describing: error))")
+        #expect(try await Self.seen()["smuggled"] == 0, "the server read a request")
+        // The same server, pinned on its intermediate: it answers (the chain itself is fine).
+        let intermediate = try TLSOptions.PublicKeyPin(base64: try String(contentsOf: try Self.file("spki-intermediate.txt"), encoding: .utf8))
+        let status = try await Self.withExecutor(TLSOptions(trust: .only([root]), pinnedKeys: [intermediate])) {
+            try await $0.send(.get |> url(smuggled + "/get")).status
+        }
+        #expect(status == 200)
+    }
+
     /// The transports that cannot check a pin refuse the options instead of ignoring them.
     @Test func transportsThatCannotPinRefuseThePins() throws {
         let pin = try TLSOptions.PublicKeyPin(base64: try String(contentsOf: try Self.file("spki.txt"), encoding: .utf8))

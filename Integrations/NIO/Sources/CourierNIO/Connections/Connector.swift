@@ -132,12 +132,17 @@ struct Connector: Sendable {
                 let handshake: EventLoopFuture<String?>
                 do {
                     let pipeline = channel.pipeline.syncOperations
-                    let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: pins, timeout: timeout)
+                    // With pins, the chain BoringSSL verifies is recorded for the gate to check.
+                    let chain = pins.isEmpty ? nil : VerifiedChain()
+                    let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: pins, chain: chain, timeout: timeout)
                     handshake = gate.verdict.futureResult
                     try pipeline.addHandler(gate)
                     timings?.begin(.tls)
-                    try pipeline.addHandler(
-                        NIOSSLClientHandler(context: context, serverHostname: origin.isIPAddress ? nil : origin.host), position: .before(gate))
+                    let serverName = origin.isIPAddress ? nil : origin.host
+                    let handler =
+                        try chain?.clientHandler(context: context, serverHostname: serverName)
+                        ?? NIOSSLClientHandler(context: context, serverHostname: serverName)
+                    try pipeline.addHandler(handler, position: .before(gate))
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }

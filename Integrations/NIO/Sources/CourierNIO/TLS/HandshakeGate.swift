@@ -3,8 +3,9 @@ import NIOCore
 import NIOSSL
 import NIOTLS
 
-/// Holds a new TLS connection back until its handshake is over and the server's key is one of
-/// the pinned keys (when there are any): the connection is lent to a hop only then, so no byte of
+/// Holds a new TLS connection back until its handshake is over and a key of the chain the TLS
+/// library verified (the server's, an intermediate's or the root's) is one of the pinned keys
+/// (when there are any): the connection is lent to a hop only then, so no byte of
 /// a request is ever sent to a server that failed either. Removes itself once it has decided.
 final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
@@ -18,13 +19,16 @@ final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
     /// Succeeds with the protocol agreed by ALPN (`nil` when none was), or fails with the reason.
     let verdict: EventLoopPromise<String?>
     private let pins: Set<TLSOptions.PublicKeyPin>
+    /// The keys of the chain the TLS library verified, when pins are checked.
+    private let chain: VerifiedChain?
     private let timeout: TimeAmount
     private let peer: Peer
     private var timer: Scheduled<Void>?
 
-    init(eventLoop: any EventLoop, pins: Set<TLSOptions.PublicKeyPin>, timeout: TimeAmount, names peer: Peer = .server) {
+    init(eventLoop: any EventLoop, pins: Set<TLSOptions.PublicKeyPin>, chain: VerifiedChain? = nil, timeout: TimeAmount, names peer: Peer = .server) {
         self.verdict = eventLoop.makePromise()
         self.pins = pins
+        self.chain = chain
         self.timeout = timeout
         self.peer = peer
     }
@@ -79,12 +83,18 @@ final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    /// Whether the verified server certificate's key is pinned.
+    /// Whether a key of the verified chain (the server's, an intermediate's, the trust anchor's)
+    /// is pinned; the server's own key when no chain was seen (a resumed session is not verified
+    /// again).
     private func serverKeyIsPinned(context: ChannelHandlerContext) -> Bool {
-        guard let handler = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self),
+        var keys = chain?.keys ?? []
+        if keys.isEmpty,
+            let handler = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self),
             let certificate = handler.peerCertificate,
             let key = try? certificate.extractPublicKey().toSPKIBytes()
-        else { return false }
-        return pins.contains { $0.matches(subjectPublicKeyInfo: key) }
+        {
+            keys = [key]
+        }
+        return keys.contains { key in pins.contains { $0.matches(subjectPublicKeyInfo: key) } }
     }
 }
