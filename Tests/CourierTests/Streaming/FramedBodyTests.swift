@@ -14,7 +14,7 @@ struct FramedBodyTests {
     }
 
     static func read(_ chunks: [Int], length: Int64?) async -> Outcome {
-        let source = BodySource.sequence(Chunks(chunks.map { Data(count: $0) }), length: length)
+        let source = BodySource.sequence(produced(chunks.map { Data(count: $0) }), length: length)
         var handed: [Int] = []
         do {
             for try await chunk in FramedBody(source) { handed.append(chunk.count) }
@@ -120,7 +120,7 @@ struct FramedBodyTests {
 
     /// A stub reads a body as a transport sends it: `collect(upTo:)` keeps the same rule.
     @Test func collectingABodyKeepsTheRule() async {
-        let source = BodySource.sequence(Chunks([Data(count: 1_000), Data("GET /smuggled HTTP/1.1\r\n\r\n".utf8)]), length: 1_000)
+        let source = BodySource.sequence(produced([Data(count: 1_000), Data("GET /smuggled HTTP/1.1\r\n\r\n".utf8)]), length: 1_000)
         do {
             let data = try await source.collect(upTo: 1 << 20)
             Issue.record("collected \(data.count) bytes of a body longer than its length")
@@ -165,20 +165,10 @@ struct FramedBodyTests {
 }
 
 /// Chunks a producer yields, one by one.
-private struct Chunks: AsyncSequence, Sendable {
-    typealias Element = Data
-    let chunks: [Data]
-    init(_ chunks: [Data]) { self.chunks = chunks }
-    func makeAsyncIterator() -> Iterator { Iterator(chunks: chunks) }
-
-    struct Iterator: AsyncIteratorProtocol {
-        let chunks: [Data]
-        var index = 0
-        mutating func next() async -> Data? {
-            guard index < chunks.count else { return nil }
-            defer { index += 1 }
-            return chunks[index]
-        }
+private func produced(_ chunks: [Data]) -> AsyncStream<Data> {
+    AsyncStream { continuation in
+        for chunk in chunks { continuation.yield(chunk) }
+        continuation.finish()
     }
 }
 
