@@ -7,6 +7,11 @@ batch each, in fresh processes, in an order that flips every round. The ratio is
 round (same minute, same machine state), and the table shows the median with the min..max of
 the per-round ratios, the median throughputs and client CPU per request, and the load average
 before and after.
+
+With COURIER_BENCH_AGAINST=OTHER_BINARY (a build of the same benchmark from an earlier commit),
+every row compares its candidate with the same candidate in OTHER_BINARY instead of with its
+baseline, interleaved the same way: a change's cost, measured side by side in one run. The CPU
+column then also gives the per-round CPU ratio, median (min..max).
 """
 import json
 import os
@@ -37,7 +42,10 @@ ROWS = [
 ]
 
 
-def measure(kind, variant, concurrency, total):
+against = os.environ.get("COURIER_BENCH_AGAINST")
+
+
+def measure(kind, variant, concurrency, total, program=None):
     # "VARIANT@h2" and "VARIANT@h1": the same variant over HTTPS (the TLS server Benchmarks/run
     # starts, its certificate trusted alone), HTTP/2 by ALPN or HTTP/1.1, on AsyncHTTPClient.
     # "VARIANT@tls": over HTTPS on URLSession, which trusts only the system's CA bundle: the process
@@ -53,7 +61,7 @@ def measure(kind, variant, concurrency, total):
         prefix = ["unshare", "-m", "--propagation", "private", "sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"',
                   "sh", os.environ["COURIER_BENCH_BUNDLE"], "/etc/ssl/certs/ca-certificates.crt"]
     done = subprocess.run(
-        prefix + [binary, "--live-row", kind, "--variant", variant, "--url", address, "--concurrency", str(concurrency),
+        prefix + [program or binary, "--live-row", kind, "--variant", variant, "--url", address, "--concurrency", str(concurrency),
                   "--total", str(total)] + extra,
         capture_output=True, text=True)
     if done.returncode != 0:
@@ -142,24 +150,46 @@ if any(row[4].endswith("@tls") for row in ROWS):
         print("(URLSession HTTPS rows left out: no private mount namespace or CA bundle here)")
         ROWS = [row for row in ROWS if not row[4].endswith("@tls")]
 
+if against:
+    # Each candidate once per kind and concurrency, against itself in the other build.
+    seen, compared = set(), []
+    for name, kind, concurrency, total, candidate, baseline, target in ROWS:
+        if (kind, concurrency, candidate) in seen:
+            continue
+        seen.add((kind, concurrency, candidate))
+        label = "%s: this build vs the other, %s, concurrency %d (%s)" % (name.split(",")[0].split(" vs ")[0], kind, concurrency, candidate)
+        compared.append((label,
+                         kind, concurrency, total, candidate, candidate + "#other", "(no regression)"))
+    ROWS = compared
+
 print("Live rows: each batch in a fresh process, %d rounds, load average before: %s" % (rounds, load()))
+if against:
+    print("Against the build at %s" % against)
 print()
 print("| benchmark | Courier (median) | baseline (median) | ratio: median (min..max) | target | client CPU / request |")
 print("| --- | --- | --- | --- | --- | --- |")
 for name, kind, concurrency, total, candidate, baseline, target in ROWS:
-    ratios, ours, theirs, cpu_ours, cpu_theirs = [], [], [], [], []
+    ratios, ours, theirs, cpu_ours, cpu_theirs, cpu_ratios = [], [], [], [], [], []
     for round_index in range(rounds):
         order = [candidate, baseline] if round_index % 2 == 0 else [baseline, candidate]
-        results = {variant: measure(kind, variant, concurrency, total) for variant in order}
+        results = {}
+        for variant in order:
+            own, _, other = variant.partition("#")
+            results[variant] = measure(kind, own, concurrency, total, program=against if other else None)
         ours.append(results[candidate]["throughput"])
         theirs.append(results[baseline]["throughput"])
         cpu_ours.append(results[candidate]["cpuPerRequest"] * 1e6)
         cpu_theirs.append(results[baseline]["cpuPerRequest"] * 1e6)
         ratios.append(ours[-1] / theirs[-1])
+        cpu_ratios.append(cpu_ours[-1] / cpu_theirs[-1])
     ratios.sort()
-    print("| %s | %.0f req/s | %.0f req/s | %.3f (%.3f..%.3f) | %s | %.0f vs %.0f µs |" % (
+    cpu_ratios.sort()
+    cpu = "%.0f vs %.0f µs" % (statistics.median(cpu_ours), statistics.median(cpu_theirs))
+    if against:
+        cpu += ", ratio %.3f (%.3f..%.3f)" % (statistics.median(cpu_ratios), cpu_ratios[0], cpu_ratios[-1])
+    print("| %s | %.0f req/s | %.0f req/s | %.3f (%.3f..%.3f) | %s | %s |" % (
         name, statistics.median(ours), statistics.median(theirs), statistics.median(ratios), ratios[0], ratios[-1],
-        target, statistics.median(cpu_ours), statistics.median(cpu_theirs)))
+        target, cpu))
     sys.stdout.flush()
 print()
 print("Load average after: %s" % load())

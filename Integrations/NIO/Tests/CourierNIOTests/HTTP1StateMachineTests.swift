@@ -16,7 +16,7 @@ struct HTTP1StateMachineTests {
     struct Broken: Error, CustomStringConvertible { var description: String { "broken" } }
 
     /// The words of `actions`.
-    static func words(_ actions: [HTTP1StateMachine.Action]) -> [String] { actions.map(\.description) }
+    static func words(_ actions: HTTP1StateMachine.Actions) -> [String] { actions.map(\.description) }
 
     @Test func aRequestAndItsAnswerLeaveTheConnectionReadyForTheNext() {
         var machine = HTTP1StateMachine()

@@ -52,11 +52,37 @@ final class ConnectionPool: Sendable {
     ///   `CancellationError` when the task is cancelled while it waits,
     ///   ``NIOTransportError/shutDown`` after ``shutdown(gracePeriod:)``.
     func lease(_ origin: Origin, timings: HopTimings.Recorder? = nil) async throws -> Lease {
-        let (waiter, actions) = state.withLockedValue { state in
+        enum First {
+            case served(Lease)
+            case actions(WaiterID, [PoolStateMachine.Action])
+        }
+        let first = state.withLockedValue { state -> First in
             let waiter = state.nextWaiter
             state.nextWaiter += 1
+            let actions = state.machine.lease(waiter, to: origin, now: .now())
+            // The common case, decided in this one lock: an idle connection or a stream for it.
+            if actions.count == 1 {
+                switch actions[0] {
+                case .lend(waiter, let id, let isNew):
+                    if case .http1(let connection)? = state.connections[id], isNew || connection.isOpen {
+                        return .served(.http1(connection, id, isNew: isNew))
+                    }
+                case .share(waiter, let id, let isNew):
+                    if case .http2(let connection)? = state.connections[id] { return .served(.http2(connection, isNew: isNew)) }
+                default:
+                    break
+                }
+            }
             state.waiters[waiter] = Waiter(timings: timings)
-            return (waiter, state.machine.lease(waiter, to: origin, now: .now()))
+            return .actions(waiter, actions)
+        }
+        let waiter: WaiterID
+        let actions: [PoolStateMachine.Action]
+        switch first {
+        case .served(let lease): return lease
+        case .actions(let id, let taken):
+            waiter = id
+            actions = taken
         }
         run(actions)
         // Served at once (the common case): no continuation, no suspension.
@@ -93,8 +119,16 @@ final class ConnectionPool: Sendable {
 
     /// Takes back an HTTP/1.1 connection after a hop: lent to the next waiter or kept idle when
     /// `reusable`, closed otherwise.
-    func release(_ connection: ConnectionID, reusable: Bool) {
-        event { $0.released(connection, reusable: reusable, now: .now()) }
+    func release(_ id: ConnectionID, _ connection: HTTP1Connection, reusable: Bool) {
+        let actions = state.withLockedValue { $0.machine.released(id, reusable: reusable, now: .now()) }
+        // Its idle timer, the common case, without looking the connection up again.
+        if actions.count == 1, case .schedule(id, let timer, let deadline) = actions[0] {
+            connection.channel.eventLoop.scheduleTask(deadline: deadline) {
+                self.event { $0.timerFired(id, timer, now: .now()) }
+            }
+            return
+        }
+        run(actions)
     }
 
     /// Nothing new starts: hops waiting fail with ``NIOTransportError/shutDown``, idle connections

@@ -103,7 +103,7 @@ package final class HTTP1Handler: ChannelDuplexHandler {
 
     // MARK: Carrying out
 
-    private func run(_ actions: [HTTP1StateMachine.Action], context: ChannelHandlerContext) {
+    private func run(_ actions: HTTP1StateMachine.Actions, context: ChannelHandlerContext) {
         for action in actions {
             switch action {
             case .writeRequest(let ends):

@@ -76,6 +76,43 @@ struct HTTP1StateMachine {
         }
     }
 
+    /// What one event asks for: at most three actions, in order, kept inline (an event is
+    /// several per request, and an array would be an allocation each).
+    struct Actions: Sequence {
+        private var actions: (Action?, Action?, Action?)
+
+        /// None.
+        init() { actions = (nil, nil, nil) }
+        /// One.
+        init(_ first: Action) { actions = (first, nil, nil) }
+        /// Two, in order.
+        init(_ first: Action, _ second: Action) { actions = (first, second, nil) }
+        /// Three, in order.
+        init(_ first: Action, _ second: Action, _ third: Action) { actions = (first, second, third) }
+
+        /// The first action, if any.
+        var first: Action? { actions.0 }
+        /// Whether there is none.
+        var isEmpty: Bool { actions.0 == nil }
+
+        func makeIterator() -> Iterator { Iterator(actions: actions) }
+
+        struct Iterator: IteratorProtocol {
+            var actions: (Action?, Action?, Action?)
+            var index = 0
+
+            mutating func next() -> Action? {
+                defer { index += 1 }
+                switch index {
+                case 0: return actions.0
+                case 1: return actions.1
+                case 2: return actions.2
+                default: return nil
+                }
+            }
+        }
+    }
+
     private enum State {
         /// Ready for a request.
         case idle
@@ -107,29 +144,29 @@ struct HTTP1StateMachine {
 
     /// A request starts (the connection is `active` or not). `expectsUpgrade`: its head asks to
     /// switch protocols.
-    mutating func start(body: Body, expectsUpgrade: Bool = false, active: Bool) -> [Action] {
+    mutating func start(body: Body, expectsUpgrade: Bool = false, active: Bool) -> Actions {
         guard case .idle = state, !isClosing, active else {
-            return [.failCall(failure ?? NIOTransportError.connectionClosedBeforeResponse)]
+            return Actions(.failCall(failure ?? NIOTransportError.connectionClosedBeforeResponse))
         }
         state = .inFlight(Exchange(requestSent: body == .whole, expectsUpgrade: expectsUpgrade))
         switch body {
-        case .whole: return [.writeRequest(ends: true), .read]
-        case .streamed: return [.writeRequest(ends: false), .startUpload, .read]
+        case .whole: return Actions(.writeRequest(ends: true), .read)
+        case .streamed: return Actions(.writeRequest(ends: false), .startUpload, .read)
         }
     }
 
     /// The streamed body and the request's end are written.
-    mutating func uploadFinished() -> [Action] {
-        guard case .inFlight(var exchange) = state else { return [] }
+    mutating func uploadFinished() -> Actions {
+        guard case .inFlight(var exchange) = state else { return Actions() }
         exchange.requestSent = true
         state = .inFlight(exchange)
-        return []
+        return Actions()
     }
 
     /// Writing the streamed body failed (its source failed, or broke its length). An answer
     /// already given stands.
-    mutating func uploadFailed(_ error: any Error) -> [Action] {
-        guard case .inFlight = state else { return [] }
+    mutating func uploadFailed(_ error: any Error) -> Actions {
+        guard case .inFlight = state else { return Actions() }
         return fail(error)
     }
 
@@ -141,26 +178,26 @@ struct HTTP1StateMachine {
     }
 
     /// The reader caught up: a held read goes on.
-    mutating func readerCaughtUp() -> [Action] {
+    mutating func readerCaughtUp() -> Actions {
         if case .inFlight(var exchange) = state {
             exchange.readerBehind = false
             state = .inFlight(exchange)
         }
-        guard readPending else { return [] }
+        guard readPending else { return Actions() }
         readPending = false
-        return [.read]
+        return Actions(.read)
     }
 
     /// The call is cancelled, or its reader left before the end.
-    mutating func cancel(_ error: any Error) -> [Action] {
-        guard case .inFlight = state else { return [] }
+    mutating func cancel(_ error: any Error) -> Actions {
+        guard case .inFlight = state else { return Actions() }
         return fail(error)
     }
 
     // MARK: The channel's side
 
     /// A response head arrived.
-    mutating func receivedHead(_ head: HTTPResponseHead) -> [Action] {
+    mutating func receivedHead(_ head: HTTPResponseHead) -> Actions {
         guard case .inFlight(var exchange) = state else { return unasked() }
         let status = head.status.code
         if (100..<200).contains(status), status != 101 {
@@ -170,48 +207,48 @@ struct HTTP1StateMachine {
                 return fail(NIOTransportError.tooManyInformationalHeads(excess))
             }
             state = .inFlight(exchange)
-            return []
+            return Actions()
         }
         exchange.headReceived = true
         if status == 101, exchange.expectsUpgrade {
             state = .handedOver
             isClosing = true
-            return [.release(reusable: false), .handOver(head)]
+            return Actions(.release(reusable: false), .handOver(head))
         }
         if !head.isKeepAlive || status < 200 { isClosing = true }
         state = .inFlight(exchange)
-        return [.deliverHead(head)]
+        return Actions(.deliverHead(head))
     }
 
     /// A piece of the response body arrived.
-    mutating func receivedBody(_ buffer: ByteBuffer) -> [Action] {
+    mutating func receivedBody(_ buffer: ByteBuffer) -> Actions {
         guard case .inFlight = state else { return unasked() }
-        return [.deliverBody(buffer)]
+        return Actions(.deliverBody(buffer))
     }
 
     /// The response ended; it is settled once the read is over (``readComplete(active:)``).
-    mutating func receivedEnd() -> [Action] {
+    mutating func receivedEnd() -> Actions {
         guard case .inFlight(let exchange) = state else { return unasked() }
         state = .ended(exchange)
-        return []
+        return Actions()
     }
 
     /// A read is over. The connection is `active` or not.
-    mutating func readComplete(active: Bool) -> [Action] {
+    mutating func readComplete(active: Bool) -> Actions {
         settle(active: active)
     }
 
     /// The pipeline asks for bytes.
-    mutating func read() -> [Action] {
+    mutating func read() -> Actions {
         if case .inFlight(let exchange) = state, exchange.readerBehind {
             readPending = true
-            return []
+            return Actions()
         }
-        return [.read]
+        return Actions(.read)
     }
 
     /// The channel reported an error.
-    mutating func errorCaught(_ error: any Error) -> [Action] {
+    mutating func errorCaught(_ error: any Error) -> Actions {
         switch state {
         case .inFlight: return fail(error)
         case .ended:
@@ -221,27 +258,27 @@ struct HTTP1StateMachine {
         case .idle:
             isClosing = true
             if failure == nil { failure = error }
-            return [.release(reusable: false), .close]
+            return Actions(.release(reusable: false), .close)
         case .handedOver:
-            return []
+            return Actions()
         }
     }
 
     /// The connection closed.
-    mutating func closed() -> [Action] {
+    mutating func closed() -> Actions {
         isClosing = true
         switch state {
         case .ended:
             // An answer that ended just before the close is whole.
-            return settle(active: false).filter { if case .close = $0 { false } else { true } }
+            return settle(active: false, closes: false)
         case .inFlight(let exchange):
             state = .idle
             let error = exchange.headReceived ? NIOTransportError.connectionClosedMidBody : NIOTransportError.connectionClosedBeforeResponse
-            return [.release(reusable: false), .failCall(error)]
+            return Actions(.release(reusable: false), .failCall(error))
         case .idle:
-            return [.release(reusable: false)]
+            return Actions(.release(reusable: false))
         case .handedOver:
-            return []
+            return Actions()
         }
     }
 
@@ -250,30 +287,30 @@ struct HTTP1StateMachine {
     /// Bytes nobody asked for (a body longer than its framing said, a second response): the
     /// connection is not trusted with another request. An answer that ended in the same read is
     /// still given, on a connection that is not kept.
-    private mutating func unasked() -> [Action] {
+    private mutating func unasked() -> Actions {
         isClosing = true
-        if case .ended = state { return [] }
-        if case .handedOver = state { return [] }
-        return [.release(reusable: false), .close]
+        if case .ended = state { return Actions() }
+        if case .handedOver = state { return Actions() }
+        return Actions(.release(reusable: false), .close)
     }
 
     /// Settles an answer that ended: the connection back to the pool (before the call hears of
     /// the end) or closed.
-    private mutating func settle(active: Bool) -> [Action] {
-        guard case .ended(let exchange) = state else { return [] }
+    private mutating func settle(active: Bool, closes: Bool = true) -> Actions {
+        guard case .ended(let exchange) = state else { return Actions() }
         state = .idle
         if !isClosing && exchange.requestSent && active {
-            return [.release(reusable: true), .deliverEnd]
+            return Actions(.release(reusable: true), .deliverEnd)
         }
         // Answered before the whole upload was sent: the rest is not sent.
         isClosing = true
-        return [.release(reusable: false), .deliverEnd, .close]
+        return closes ? Actions(.release(reusable: false), .deliverEnd, .close) : Actions(.release(reusable: false), .deliverEnd)
     }
 
     /// Fails the call in flight and closes the connection.
-    private mutating func fail(_ error: any Error) -> [Action] {
+    private mutating func fail(_ error: any Error) -> Actions {
         state = .idle
         isClosing = true
-        return [.release(reusable: false), .failCall(error), .close]
+        return Actions(.release(reusable: false), .failCall(error), .close)
     }
 }

@@ -125,7 +125,7 @@ public final class NIOTransport: Transport {
                 head: head, bodyInHand: body, upload: upload, progress: options.uploadProgress,
                 gathers: options.buffersBody, timings: options.timings, eventLoop: connection.channel.eventLoop)
             let pool = self.pool
-            call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(id, reusable: reusable) }
+            call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(id, connection, reusable: reusable) }
         case .http2(let connection, let isNew):
             reused = nil
             if let timings = options.timings { Self.record(connection.channel, isNew: isNew, protocol: "h2", in: timings) }
