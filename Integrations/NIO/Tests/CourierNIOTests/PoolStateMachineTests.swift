@@ -26,7 +26,7 @@ struct PoolStateMachineTests {
         var pool = Self.machine()
         #expect(pool.lease(0, to: Self.plain, now: Self.at(0)).map(\.description) == ["open c0 to a.test:80 for w0"])
         #expect(pool.connected(0, speaks: .http1, now: Self.at(5)).map(\.description) == ["lend c0 to w0 (new)"])
-        #expect(pool.released(0, reusable: true, now: Self.at(9)).map(\.description) == ["at 60009 ms: idle timeout #1 of c0"])
+        #expect(pool.released(0, reusable: true, now: Self.at(9)).map(\.description) == ["at 60009 ms: idle timeout of c0"])
         #expect(pool.lease(1, to: Self.plain, now: Self.at(10)).map(\.description) == ["lend c0 to w1"])
     }
 
@@ -39,8 +39,8 @@ struct PoolStateMachineTests {
         // The second connection is made first: it serves the hop it was opened for.
         #expect(pool.connected(1, speaks: .http1, now: Self.at(1)).map(\.description) == ["lend c1 to w1 (new)"])
         #expect(pool.connected(0, speaks: .http1, now: Self.at(2)).map(\.description) == ["lend c0 to w0 (new)"])
-        #expect(pool.released(1, reusable: true, now: Self.at(3)).map(\.description) == ["at 60003 ms: idle timeout #1 of c1", "lend c1 to w2"])
-        #expect(pool.released(0, reusable: true, now: Self.at(4)).map(\.description) == ["at 60004 ms: idle timeout #2 of c0", "lend c0 to w3"])
+        #expect(pool.released(1, reusable: true, now: Self.at(3)).map(\.description) == ["lend c1 to w2"], "straight to the next in line")
+        #expect(pool.released(0, reusable: true, now: Self.at(4)).map(\.description) == ["lend c0 to w3"])
         #expect(pool.released(0, reusable: false, now: Self.at(5)).map(\.description) == ["close c0"])
         // Its close frees its place: the next in line gets a new connection.
         #expect(pool.closed(0, now: Self.at(6)).map(\.description) == ["open c2 to a.test:80 for w4"])
@@ -76,19 +76,22 @@ struct PoolStateMachineTests {
         var pool = Self.machine(limit: 1)
         _ = pool.lease(0, to: Self.plain, now: Self.at(0))
         #expect(pool.cancel(0).map(\.description) == ["fail w0: cancelled"])
-        #expect(pool.connected(0, speaks: .http1, now: Self.at(5)).map(\.description) == ["at 60005 ms: idle timeout #1 of c0"])
+        #expect(pool.connected(0, speaks: .http1, now: Self.at(5)).map(\.description) == ["at 60005 ms: idle timeout of c0"])
         #expect(pool.lease(1, to: Self.plain, now: Self.at(6)).map(\.description) == ["lend c0 to w1"])
     }
 
-    @Test func anIdleTimerClosesOnlyTheIdleSpellItWasSetFor() {
+    /// One idle timer per connection at most: a connection used and idle again while its timer
+    /// is set keeps that timer, which, finding it idle for less than the timeout, is set again for
+    /// when it will have been.
+    @Test func anIdleConnectionClosesOnceIdleForTheTimeoutWithOneTimerAtMost() {
         var pool = Self.machine(limit: 1, idle: .milliseconds(100))
         _ = pool.lease(0, to: Self.plain, now: Self.at(0))
         _ = pool.connected(0, speaks: .http1, now: Self.at(0))
-        #expect(pool.released(0, reusable: true, now: Self.at(10)).map(\.description) == ["at 110 ms: idle timeout #1 of c0"])
+        #expect(pool.released(0, reusable: true, now: Self.at(10)).map(\.description) == ["at 110 ms: idle timeout of c0"])
         _ = pool.lease(1, to: Self.plain, now: Self.at(50))
-        #expect(pool.released(0, reusable: true, now: Self.at(90)).map(\.description) == ["at 190 ms: idle timeout #2 of c0"])
-        #expect(pool.timerFired(0, .idle(spell: 1), now: Self.at(110)).isEmpty)
-        #expect(pool.timerFired(0, .idle(spell: 2), now: Self.at(190)).map(\.description) == ["close c0"])
+        #expect(pool.released(0, reusable: true, now: Self.at(90)).isEmpty, "its timer is still set")
+        #expect(pool.timerFired(0, .idle, now: Self.at(110)).map(\.description) == ["at 190 ms: idle timeout of c0"])
+        #expect(pool.timerFired(0, .idle, now: Self.at(190)).map(\.description) == ["close c0"])
         #expect(pool.lease(2, to: Self.plain, now: Self.at(191)).isEmpty, "a closing connection is not lent; its place is free once closed")
         #expect(pool.closed(0, now: Self.at(192)).map(\.description) == ["open c1 to a.test:80 for w2"])
     }
@@ -102,7 +105,7 @@ struct PoolStateMachineTests {
         #expect(pool.counts(Self.plain) == (0, 0, 0))
         #expect(pool.lease(1, to: Self.plain, now: Self.at(3)).map(\.description) == ["open c1 to a.test:80 for w1"])
         // Its idle timer, when it fires, finds nothing.
-        #expect(pool.timerFired(0, .idle(spell: 1), now: Self.at(60_001)).isEmpty)
+        #expect(pool.timerFired(0, .idle, now: Self.at(60_001)).isEmpty)
     }
 
     @Test func aConnectionPastItsLifetimeIsLentNoMore() {
@@ -177,8 +180,12 @@ struct PoolStateMachineTests {
         #expect(pool.lease(4, to: Self.secure, now: Self.at(5)).map(\.description) == ["share c0 with w4"])
         for _ in 0..<2 { #expect(pool.streamClosed(0, now: Self.at(6)).isEmpty) }
         // Its last stream ended: the idle timer starts.
-        #expect(pool.streamClosed(0, now: Self.at(7)).map(\.description) == ["at 60007 ms: idle timeout #4 of c0"])
-        #expect(pool.timerFired(0, .idle(spell: 4), now: Self.at(60_007)).map(\.description) == ["close c0"])
+        #expect(pool.streamClosed(0, now: Self.at(7)).map(\.description) == ["at 60007 ms: idle timeout of c0"])
+        // A stream while the timer is set: the timer finds the connection busy and does nothing.
+        #expect(pool.lease(5, to: Self.secure, now: Self.at(100)).map(\.description) == ["share c0 with w5"])
+        #expect(pool.timerFired(0, .idle, now: Self.at(60_007)).isEmpty)
+        #expect(pool.streamClosed(0, now: Self.at(60_100)).map(\.description) == ["at 120100 ms: idle timeout of c0"])
+        #expect(pool.timerFired(0, .idle, now: Self.at(120_100)).map(\.description) == ["close c0"])
     }
 
     @Test func aGoAwayStopsNewStreamsAndClosesTheConnectionOnceItsStreamsEnd() {

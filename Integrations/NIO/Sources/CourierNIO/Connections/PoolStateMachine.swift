@@ -103,14 +103,16 @@ struct PoolStateMachine {
 
     /// A timer the pool asks for.
     enum Timer: Hashable, Sendable, CustomStringConvertible {
-        /// An idle connection closes, unless used since (its idle spell has changed).
-        case idle(spell: Int)
+        /// An idle connection closes if it has been idle for the idle timeout (one timer per
+        /// connection at most: one that finds the connection used since is set again for when
+        /// it will have been idle that long).
+        case idle
         /// A connection reaches its maximum lifetime.
         case lifetime
 
         var description: String {
             switch self {
-            case .idle(let spell): "idle timeout #\(spell) of"
+            case .idle: "idle timeout of"
             case .lifetime: "lifetime end of"
             }
         }
@@ -122,10 +124,10 @@ struct PoolStateMachine {
         case opening(for: WaiterID?)
         /// HTTP/1.1, lent to a hop.
         case lent
-        /// HTTP/1.1, idle since its spell began.
-        case idle(spell: Int)
+        /// HTTP/1.1, idle.
+        case idle
         /// HTTP/2, with its streams open and the most the server allows.
-        case shared(streams: Int, most: Int, spell: Int)
+        case shared(streams: Int, most: Int)
         /// Closing: its close is awaited.
         case closing
     }
@@ -135,6 +137,10 @@ struct PoolStateMachine {
         var use: Use
         /// Past its lifetime, or a `GOAWAY` came: lent or shared no more.
         var draining = false
+        /// Since when it has been idle (`nil` while in use).
+        var idleSince: NIODeadline?
+        /// Its idle timer is set.
+        var idleTimerSet = false
     }
 
     private struct Line {
@@ -164,7 +170,6 @@ struct PoolStateMachine {
     /// Every hop that asked and has neither been served nor failed: the origin it asked for.
     private var waiting: [WaiterID: Origin] = [:]
     private var nextConnection = 0
-    private var spells = 0
     private(set) var isShutDown = false
 
     init(configuration: Configuration) {
@@ -228,12 +233,12 @@ struct PoolStateMachine {
                 actions += makeIdle(id, now: now)
             }
         case .http2(let most):
-            connections[id]?.use = .shared(streams: served == nil ? 0 : 1, most: max(0, most ?? Self.defaultStreams), spell: 0)
+            connections[id]?.use = .shared(streams: served == nil ? 0 : 1, most: max(0, most ?? Self.defaultStreams))
             lines[origin]?.shared.append(id)
             if let served { actions.append(.share(served, id, isNew: true)) }
         }
         actions += serve(origin, now: now)
-        if case .shared(0, _, _) = connections[id]?.use { actions += makeIdle(id, now: now) }
+        if case .shared(0, _) = connections[id]?.use { actions += makeIdle(id, now: now) }
         return actions
     }
 
@@ -276,22 +281,29 @@ struct PoolStateMachine {
             connections[id]?.use = .closing
             return [.close(id)]
         }
-        return makeIdle(id, now: now) + serve(connection.origin, now: now)
+        // Straight to the first hop in line, if any (it waited for a place, not for a new
+        // connection: this origin speaks HTTP/1.1).
+        if let waiter = lines[connection.origin]?.waiters.first {
+            lines[connection.origin]?.waiters.removeFirst()
+            waiting[waiter] = nil
+            return [.lend(waiter, id, isNew: false)]
+        }
+        return makeIdle(id, now: now)
     }
 
     /// A stream on an HTTP/2 connection ended.
     mutating func streamClosed(_ id: ConnectionID, now: NIODeadline) -> [Action] {
-        guard let connection = connections[id], case .shared(let streams, let most, let spell) = connection.use else { return [] }
-        connections[id]?.use = .shared(streams: max(0, streams - 1), most: most, spell: spell)
+        guard let connection = connections[id], case .shared(let streams, let most) = connection.use else { return [] }
+        connections[id]?.use = .shared(streams: max(0, streams - 1), most: most)
         var actions = serve(connection.origin, now: now)
-        if case .shared(0, _, _) = connections[id]?.use { actions += makeIdle(id, now: now) }
+        if case .shared(0, _) = connections[id]?.use { actions += makeIdle(id, now: now) }
         return actions
     }
 
     /// The server of an HTTP/2 connection allows `most` streams at once.
     mutating func settingsReceived(_ id: ConnectionID, maximumStreams most: Int, now: NIODeadline) -> [Action] {
-        guard let connection = connections[id], case .shared(let streams, _, let spell) = connection.use else { return [] }
-        connections[id]?.use = .shared(streams: streams, most: max(0, most), spell: spell)
+        guard let connection = connections[id], case .shared(let streams, _) = connection.use else { return [] }
+        connections[id]?.use = .shared(streams: streams, most: max(0, most))
         return serve(connection.origin, now: now)
     }
 
@@ -303,15 +315,23 @@ struct PoolStateMachine {
     /// A timer asked for fired.
     mutating func timerFired(_ id: ConnectionID, _ timer: Timer, now: NIODeadline) -> [Action] {
         guard let connection = connections[id] else { return [] }
-        switch (timer, connection.use) {
-        case (.idle(let spell), .idle(let current)) where spell == current:
+        switch timer {
+        case .idle:
+            connections[id]?.idleTimerSet = false
+            switch connection.use {
+            case .idle, .shared(0, _): break
+            default: return []
+            }
+            guard let since = connection.idleSince else { return [] }
+            let due = since + configuration.idleTimeout
+            guard now >= due else {
+                // Used since the timer was set, and idle again: set for its new idle spell.
+                connections[id]?.idleTimerSet = true
+                return [.schedule(id, .idle, at: due)]
+            }
             return close(id)
-        case (.idle(let spell), .shared(0, _, let current)) where spell == current:
-            return close(id)
-        case (.lifetime, _):
+        case .lifetime:
             return drain(id, now: now)
-        default:
-            return []
         }
     }
 
@@ -344,7 +364,7 @@ struct PoolStateMachine {
         for origin in lines.keys { lines[origin]?.waiters = [] }
         for (id, connection) in connections.sorted(by: { $0.key < $1.key }) {
             switch connection.use {
-            case .idle, .shared(0, _, _): actions += close(id)
+            case .idle, .shared(0, _): actions += close(id)
             case .shared: connections[id]?.draining = true
             case .opening: connections[id]?.use = .opening(for: nil)
             case .lent, .closing: break
@@ -356,38 +376,39 @@ struct PoolStateMachine {
 
     // MARK: Decisions
 
-    /// Serves the origin's line from the front for as long as something can serve it.
+    /// Serves the origin's line from the front for as long as something can serve it. (The
+    /// line is read field by field, never copied whole: a copy alive while its arrays change
+    /// would make each change copy them.)
     private mutating func serve(_ origin: Origin, now: NIODeadline) -> [Action] {
         var actions: [Action] = []
-        while var line = lines[origin], let waiter = line.waiters.first {
-            if let id = line.shared.first(where: { hasRoom($0) }), case .shared(let streams, let most, _) = connections[id]?.use {
-                let spell = nextSpell()
-                connections[id]?.use = .shared(streams: streams + 1, most: most, spell: spell)
+        while let waiter = lines[origin]?.waiters.first {
+            if let id = lines[origin]?.shared.first(where: { hasRoom($0) }), case .shared(let streams, let most) = connections[id]?.use {
+                connections[id]?.use = .shared(streams: streams + 1, most: most)
+                connections[id]?.idleSince = nil
                 actions.append(.share(waiter, id, isNew: false))
-            } else if let id = line.idle.popLast() {
-                lines[origin]?.idle = line.idle
+            } else if let id = lines[origin]?.idle.popLast() {
                 connections[id]?.use = .lent
+                connections[id]?.idleSince = nil
                 actions.append(.lend(waiter, id, isNew: false))
-            } else if line.probing {
+            } else if lines[origin]?.probing == true {
                 return actions
-            } else if let ends = line.backoffEnds, now < ends {
+            } else if let ends = lines[origin]?.backoffEnds, now < ends {
                 // Nothing to lend, and the origin backs off: only a connection that frees up can serve.
-                guard line.count == 0 else { return actions }
-                let failure = Failure.backingOff(line.lastFailure ?? PoolBackingOff(), retryIn: ends - now)
-                for waiter in line.waiters {
+                guard lines[origin]?.count == 0 else { return actions }
+                let failure = Failure.backingOff(lines[origin]?.lastFailure ?? PoolBackingOff(), retryIn: ends - now)
+                for waiter in lines[origin]?.waiters ?? [] {
                     waiting[waiter] = nil
                     actions.append(.fail(waiter, failure))
                 }
                 lines[origin]?.waiters = []
                 forgetIfEmpty(origin)
                 return actions
-            } else if line.count < configuration.connectionsPerOrigin {
+            } else if let count = lines[origin]?.count, count < configuration.connectionsPerOrigin {
                 let id = nextConnection
                 nextConnection += 1
                 connections[id] = Connection(origin: origin, use: .opening(for: waiter))
-                line.count += 1
-                if !line.protocolKnown && configuration.mayShare(origin) { line.probing = true }
-                lines[origin] = line
+                lines[origin]?.count += 1
+                if lines[origin]?.protocolKnown == false && configuration.mayShare(origin) { lines[origin]?.probing = true }
                 // The opener stays in `waiting` (it may leave while its connection is made).
                 lines[origin]?.waiters.removeFirst()
                 actions.append(.open(id, origin, for: waiter))
@@ -403,26 +424,28 @@ struct PoolStateMachine {
 
     /// Whether an HTTP/2 connection takes another stream.
     private func hasRoom(_ id: ConnectionID) -> Bool {
-        guard let connection = connections[id], !connection.draining, case .shared(let streams, let most, _) = connection.use else {
+        guard let connection = connections[id], !connection.draining, case .shared(let streams, let most) = connection.use else {
             return false
         }
         return streams < most
     }
 
     /// `id` is idle from now (an HTTP/1.1 connection back in the line, an HTTP/2 one without
-    /// streams): its idle timer starts.
+    /// streams): its idle timer is set, unless one is set already (it finds the new spell when
+    /// it fires).
     private mutating func makeIdle(_ id: ConnectionID, now: NIODeadline) -> [Action] {
         guard let connection = connections[id] else { return [] }
-        let spell = nextSpell()
         switch connection.use {
-        case .shared(let streams, let most, _):
+        case .shared:
             if connection.draining { return close(id) }
-            connections[id]?.use = .shared(streams: streams, most: most, spell: spell)
         default:
-            connections[id]?.use = .idle(spell: spell)
+            connections[id]?.use = .idle
             lines[connection.origin]?.idle.append(id)
         }
-        return [.schedule(id, .idle(spell: spell), at: now + configuration.idleTimeout)]
+        connections[id]?.idleSince = now
+        guard !connection.idleTimerSet else { return [] }
+        connections[id]?.idleTimerSet = true
+        return [.schedule(id, .idle, at: now + configuration.idleTimeout)]
     }
 
     /// `id` takes no new hop: closed now when idle, when its hop or last stream ends otherwise.
@@ -430,7 +453,7 @@ struct PoolStateMachine {
         guard let connection = connections[id] else { return [] }
         connections[id]?.draining = true
         switch connection.use {
-        case .idle, .shared(0, _, _): return close(id) + serve(connection.origin, now: now)
+        case .idle, .shared(0, _): return close(id) + serve(connection.origin, now: now)
         default: return serve(connection.origin, now: now)
         }
     }
@@ -443,10 +466,6 @@ struct PoolStateMachine {
         return [.close(id)]
     }
 
-    private mutating func nextSpell() -> Int {
-        spells += 1
-        return spells
-    }
 
     private mutating func forgetIfEmpty(_ origin: Origin) {
         guard let line = lines[origin], line.isEmpty, line.backoffEnds == nil else { return }
