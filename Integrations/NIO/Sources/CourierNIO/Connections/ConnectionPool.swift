@@ -84,14 +84,17 @@ final class ConnectionPool: Sendable {
             waiter = id
             actions = taken
         }
-        run(actions)
-        // Served at once (the common case): no continuation, no suspension.
-        let served = state.withLockedValue { state -> Result<Lease, any Error>? in
-            guard let outcome = state.waiters[waiter]?.outcome else { return nil }
-            state.waiters[waiter] = nil
-            return outcome
+        // In line behind other hops (no action: nothing to open, nothing free) goes straight to
+        // waiting; otherwise the actions run, and may serve it at once.
+        if !actions.isEmpty {
+            run(actions)
+            let served = state.withLockedValue { state -> Result<Lease, any Error>? in
+                guard let outcome = state.waiters[waiter]?.outcome else { return nil }
+                state.waiters[waiter] = nil
+                return outcome
+            }
+            if let served { return try served.get() }
         }
-        if let served { return try served.get() }
         let queued = !actions.contains { if case .open(_, _, waiter) = $0 { true } else { false } }
         if queued, timings?.timings.queued == nil { timings?.begin(.queued) }
         defer { if queued { timings?.end(.queued) } }
@@ -120,15 +123,40 @@ final class ConnectionPool: Sendable {
     /// Takes back an HTTP/1.1 connection after a hop: lent to the next waiter or kept idle when
     /// `reusable`, closed otherwise.
     func release(_ id: ConnectionID, _ connection: HTTP1Connection, reusable: Bool) {
-        let actions = state.withLockedValue { $0.machine.released(id, reusable: reusable, now: .now()) }
-        // Its idle timer, the common case, without looking the connection up again.
-        if actions.count == 1, case .schedule(id, let timer, let deadline) = actions[0] {
-            connection.channel.eventLoop.scheduleTask(deadline: deadline) {
-                self.event { $0.timerFired(id, timer, now: .now()) }
-            }
-            return
+        enum Next {
+            case done
+            case resume(CheckedContinuation<Lease, any Error>)
+            case actions([PoolStateMachine.Action])
         }
-        run(actions)
+        let lease = Lease.http1(connection, id, isNew: false)
+        let next = state.withLockedValue { state -> Next in
+            let actions = state.machine.released(id, reusable: reusable, now: .now())
+            // The common cases, without looking the connection up again: lent to the next hop
+            // in line (handed over in this same lock), or idle.
+            if actions.count == 1, case .lend(let waiter, id, isNew: false) = actions[0], state.waiters[waiter] != nil {
+                guard let continuation = state.waiters[waiter]?.continuation else {
+                    state.waiters[waiter]?.outcome = .success(lease)
+                    return .done
+                }
+                state.waiters[waiter] = nil
+                return .resume(continuation)
+            }
+            return .actions(actions)
+        }
+        switch next {
+        case .done:
+            return
+        case .resume(let continuation):
+            continuation.resume(returning: lease)
+        case .actions(let actions):
+            if actions.count == 1, case .schedule(id, let timer, let deadline) = actions[0] {
+                connection.channel.eventLoop.scheduleTask(deadline: deadline) {
+                    self.event { $0.timerFired(id, timer, now: .now()) }
+                }
+                return
+            }
+            run(actions)
+        }
     }
 
     /// Nothing new starts: hops waiting fail with ``NIOTransportError/shutDown``, idle connections

@@ -186,10 +186,33 @@ struct PoolStateMachine {
     /// A hop asks for a connection to `origin`. No action: it waits in line.
     mutating func lease(_ waiter: WaiterID, to origin: Origin, now: NIODeadline) -> [Action] {
         guard !isShutDown else { return [.fail(waiter, .shutDown)] }
+        // The common case, with the origin looked up once: nobody in line before this hop, and a
+        // shared connection with room or an idle one to give it at once (as `serve` would).
+        if let line = lines.index(forKey: origin) {
+            guard lines.values[line].waiters.isEmpty else {
+                // Behind other hops in line: every event since they were left waiting served
+                // what it could, so nothing can serve this one before them.
+                waiting[waiter] = origin
+                lines.values[line].waiters.append(waiter)
+                return []
+            }
+            if let id = lines.values[line].shared.first(where: { hasRoom($0) }),
+                let slot = connections.index(forKey: id), case .shared(let streams, let most) = connections.values[slot].use
+            {
+                connections.values[slot].use = .shared(streams: streams + 1, most: most)
+                connections.values[slot].idleSince = nil
+                return [.share(waiter, id, isNew: false)]
+            }
+            if let id = lines.values[line].idle.popLast() {
+                if let slot = connections.index(forKey: id) {
+                    connections.values[slot].use = .lent
+                    connections.values[slot].idleSince = nil
+                }
+                return [.lend(waiter, id, isNew: false)]
+            }
+        }
         waiting[waiter] = origin
-        var line = lines[origin, default: Line()]
-        line.waiters.append(waiter)
-        lines[origin] = line
+        lines[origin, default: Line()].waiters.append(waiter)
         return serve(origin, now: now)
     }
 
@@ -281,14 +304,22 @@ struct PoolStateMachine {
             connections[id]?.use = .closing
             return [.close(id)]
         }
+        guard let line = lines.index(forKey: connection.origin) else { return makeIdle(id, now: now) }
         // Straight to the first hop in line, if any (it waited for a place, not for a new
         // connection: this origin speaks HTTP/1.1).
-        if let waiter = lines[connection.origin]?.waiters.first {
-            lines[connection.origin]?.waiters.removeFirst()
+        if let waiter = lines.values[line].waiters.first {
+            lines.values[line].waiters.removeFirst()
             waiting[waiter] = nil
             return [.lend(waiter, id, isNew: false)]
         }
-        return makeIdle(id, now: now)
+        // Idle (`makeIdle`, with the origin and the connection looked up once).
+        lines.values[line].idle.append(id)
+        guard let slot = connections.index(forKey: id) else { return [] }
+        connections.values[slot].use = .idle
+        connections.values[slot].idleSince = now
+        guard !connections.values[slot].idleTimerSet else { return [] }
+        connections.values[slot].idleTimerSet = true
+        return [.schedule(id, .idle, at: now + configuration.idleTimeout)]
     }
 
     /// A stream on an HTTP/2 connection ended.
