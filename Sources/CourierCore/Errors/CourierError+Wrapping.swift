@@ -9,7 +9,9 @@ extension CourierError {
     /// Maps any error from a transport or middleware to a `CourierError`.
     ///
     /// `CourierError` passes through (gaining the request if it had none); `CancellationError`
-    /// and `URLError.cancelled` become ``Cause/cancelled``; `URLError.timedOut` becomes
+    /// and `URLError.cancelled` become ``Cause/cancelled`` (or ``Cause/timedOut`` inside an
+    /// attempt whose ``AttemptTimeoutMiddleware`` or ``RetryPolicy/attemptTimeout`` ran out: the
+    /// cancellation that stopped it); `URLError.timedOut` becomes
     /// ``Cause/timedOut``; other `URLError`s become ``Cause/transport(_:)`` with a platform-neutral
     /// kind; a ``RequestProblem`` becomes ``Cause/invalidRequest(_:)``. (`URLError`s are read by
     /// the URLSession transport's module, linked with `import Courier`: the core alone builds on
@@ -21,18 +23,38 @@ extension CourierError {
     public static func wrapping(_ error: any Error, request: Request?) -> CourierError {
         switch error {
         case var error as CourierError:
+            if case .cancelled = error.cause, !error.isReaderStop, let timeout = AttemptExpiry.timeoutForCancellation {
+                error.cause = .timedOut
+                error.timeout = timeout
+            }
             if error.request == nil, let request {
                 error.request = request.redacted()
                 error.echoGuard = BodyRedactor(request: request)
             }
             return error
         case is CancellationError:
+            // The cancellation that stops an attempt whose time ran out is that timeout.
+            if let timeout = AttemptExpiry.timeoutForCancellation { return .timedOut(timeout, request: request) }
             return CourierError(.cancelled, request: request)
         case let problem as RequestProblem:
             return CourierError(.invalidRequest([problem]), request: request)
         default:
             let cause = (error as? any PlatformError)?.courierCause ?? .transport(TransportFailure(.other, message: "\(type(of: error))"))
-            return CourierError(cause, request: request, underlyingError: error)
+            var wrapped = CourierError(cause, request: request, underlyingError: error)
+            switch cause {
+            case .cancelled:
+                if let timeout = AttemptExpiry.timeoutForCancellation {
+                    wrapped.cause = .timedOut
+                    wrapped.timeout = timeout
+                }
+            case .timedOut:
+                // The platform's own limit (URLSession's request or resource timeout), which it
+                // does not name.
+                wrapped.timeout = CourierError.Timeout(.unspecified, limit: nil)
+            default:
+                break
+            }
+            return wrapped
         }
     }
 }

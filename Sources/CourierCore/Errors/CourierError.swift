@@ -39,7 +39,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// it is sent: its request is cut off before its end, so the server never receives it
         /// whole, and the connection is closed.
         case invalidRequest([RequestProblem])
-        /// The request timed out.
+        /// The request timed out. ``CourierError/timeout`` says which limit fired and how long it
+        /// was (the idle timeout, the deadline, an attempt's, the transport's connect timeout, …).
         case timedOut
         /// The request was cancelled, by task cancellation or a cancellation handle.
         case cancelled
@@ -100,6 +101,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// A `URLError` (or another error carrying a failing URL) is stored with that URL redacted
     /// as the request is: userinfo and sensitive query values hidden.
     public var underlyingError: (any Error)?
+    /// Which time limit fired, on a ``Cause/timedOut`` error that knows it (every limit of
+    /// Courier's own does; a platform's timeout may not say which it was).
+    public var timeout: Timeout?
     /// Hides the original request's secrets if a message echoes them (an error body that quotes
     /// the token it rejected, a decoder message that names a value). Never printed.
     var echoGuard: BodyRedactor?
@@ -164,6 +168,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "invalid request, not sent: " + problems.map(\.message).joined(separator: "; ")
         case .timedOut:
             text = "the request timed out"
+            if let timeout { text += ": \(timeout)" }
         case .cancelled:
             text = "the request was cancelled"
         case .transport(let failure):

@@ -227,7 +227,7 @@ public struct Exchange: Executor {
                     timings: options.timings)
             } catch {
                 timer.stop()
-                if timer.fired && !Task.isCancelled { throw CourierError(.timedOut, request: call) }
+                if timer.fired && !Task.isCancelled { throw CourierError.timedOut(.init(.idle, limit: timer.timeout), request: call) }
                 throw error
             }
         }
@@ -249,7 +249,7 @@ public struct Exchange: Executor {
                 timings: options.timings)
         } catch {
             timer.stop()
-            if timer.fired && !Task.isCancelled { throw CourierError(.timedOut, request: call) }
+            if timer.fired && !Task.isCancelled { throw CourierError.timedOut(.init(.idle, limit: timer.timeout), request: call) }
             throw error
         }
     }

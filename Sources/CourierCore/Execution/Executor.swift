@@ -192,7 +192,7 @@ func withDeadline<Value: Sendable>(
         }
         defer { group.cancelAll() }
         guard let first = try await group.next() else { throw CancellationError() }
-        guard let value = first else { throw CourierError(.timedOut, request: request) }
+        guard let value = first else { throw CourierError.timedOut(.init(.deadline, limit: limit), request: request) }
         return value
     }
 }

@@ -31,7 +31,7 @@ final class IdleTimer: Sendable {
         case done
     }
 
-    private let timeout: Duration
+    let timeout: Duration
     private let state = Locked(State())
     private let queue: IdleTimerQueue
 

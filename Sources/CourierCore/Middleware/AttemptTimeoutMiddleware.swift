@@ -8,9 +8,10 @@
 /// as ``CourierError/Cause/timedOut`` (transient: a ``RetryMiddleware`` outside retries it, a
 /// ``CircuitBreaker`` outside counts it as a failure).
 ///
-/// ``RetryPolicy/attemptTimeout`` does the same around each of the retry's attempts; use this
-/// middleware instead to put the limit *inside* a circuit breaker, so that the breaker sees a
-/// timeout (which counts) and not a cancellation (which does not), as ``ResilienceStack`` does:
+/// ``RetryPolicy/attemptTimeout`` does the same around each of the retry's attempts. Wherever the
+/// limit is configured, every piece inside the attempt reads the attempt that ran out of time as
+/// the timeout it is, not as a cancellation: a ``CircuitBreaker`` inside counts it, a logger
+/// logs a timeout. Put it innermost, as ``ResilienceStack`` does:
 ///
 /// ```swift
 /// let api = InMemoryExecutor.scripted([], then: .status(200))
@@ -53,22 +54,26 @@ public struct AttemptTimeoutMiddleware: Middleware {
     public func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
         let clock = self.clock
         let limit = self.limit
+        let expiry = AttemptExpiry(limit: limit, outer: AttemptExpiry.current)
         // The group ends (its tasks awaited) before this function returns: `next` does not escape.
         return try await withoutActuallyEscaping(next) { next in
             try await withThrowingTaskGroup(of: StreamedResponse?.self) { group in
-                group.addTask { try await next(request) }
+                group.addTask { try await AttemptExpiry.$current.withValue(expiry) { try await next(request) } }
                 group.addTask {
                     try await clock.sleep(for: limit)
                     return nil
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next() else { throw CancellationError() }
-                // Out of time: the attempt is cancelled (cancelAll) and counts as a timeout.
+                // Out of time: the attempt is marked expired, so that every piece inside it reads
+                // the cancellation that stops it as this timeout (`CourierError.wrapping`), then
+                // cancelled.
                 guard let response = first else {
+                    expiry.expire()
                     // An answer that lands as the limit passes is dropped: stop its transfer.
                     group.cancelAll()
                     while let late = try? await group.next() { late?.body.cancel() }
-                    throw CourierError(.timedOut, request: request)
+                    throw CourierError.timedOut(.init(.attempt, limit: limit), request: request)
                 }
                 return response
             }

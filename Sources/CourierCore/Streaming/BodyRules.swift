@@ -25,7 +25,7 @@ package struct BodyRules: Sendable {
     var tooLarge: CourierError { CourierError(.responseTooLarge(limit: maximumSize ?? 0), request: request) }
 
     /// The error when the timer fires.
-    var timedOut: CourierError { CourierError(.timedOut, request: request) }
+    var timedOut: CourierError { CourierError.timedOut(.init(.idle, limit: timer?.timeout), request: request) }
 
     /// The framing error for a body that ended after `received` bytes, if it is one.
     func framingError(received: Int) -> CourierError? {

@@ -43,7 +43,7 @@ extension Executor {
             }
             response.request = request
             if response.body.bufferedData != nil { return response }
-            return response.endingBody(at: start.advanced(by: .seconds(deadline)), clock: clock, request: request)
+            return response.endingBody(at: start.advanced(by: .seconds(deadline)), limit: .seconds(deadline), clock: clock, request: request)
         } catch {
             throw CourierError.wrapping(error, request: request)
         }
@@ -52,10 +52,10 @@ extension Executor {
 
 extension StreamedResponse {
     /// This response, with its body stopped with ``CourierError/Cause/timedOut`` at `deadline`.
-    func endingBody(at deadline: ContinuousClock.Instant, clock: ContinuousClock, request: Request) -> StreamedResponse {
+    func endingBody(at deadline: ContinuousClock.Instant, limit: Duration, clock: ContinuousClock, request: Request) -> StreamedResponse {
         // Holds the transfer, not the stream: dropping the stream still stops it at once.
         let stop = body.stopper
-        let timedOut = CourierError(.timedOut, request: request)
+        let timedOut = CourierError.timedOut(.init(.deadline, limit: limit), request: request)
         let timer = Task {
             try await clock.sleep(until: deadline)
             stop(timedOut)

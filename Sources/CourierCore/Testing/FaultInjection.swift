@@ -78,7 +78,7 @@ public struct FaultInjection: Middleware {
 
         /// Fails the request as a timeout, without sending it.
         public static var timeout: Fault {
-            Fault(action: .answer(.failure(CourierError(.timedOut)), "timeout"))
+            Fault(action: .answer(.failure(CourierError.timedOut(.init(.injected, limit: nil), request: nil)), "timeout"))
         }
 
         /// Sends the request and cuts its response body after `bytes` bytes, failing it as

@@ -20,10 +20,23 @@ enum TransportErrors {
     static func courierError(for error: any Error, request: Request, duringBody: Bool = false) -> CourierError {
         switch error {
         case let error as HTTPClientError:
-            return CourierError(cause(for: error, duringBody: duringBody), request: request, underlyingError: error)
+            var mapped = CourierError(cause(for: error, duringBody: duringBody), request: request, underlyingError: error)
+            mapped.timeout = timeout(for: error)
+            return mapped
         default:
             // SwiftNIO's own errors (connections, parsing, TLS) as Courier's own transport maps them.
             return NIOErrors.courierError(for: error, request: request, duringBody: duringBody)
+        }
+    }
+
+    /// Which of AsyncHTTPClient's limits a timeout was (it does not say how long it was).
+    private static func timeout(for error: HTTPClientError) -> CourierError.Timeout? {
+        switch error {
+        case .readTimeout, .writeTimeout: CourierError.Timeout(.idle, limit: nil)
+        case .connectTimeout: CourierError.Timeout(.connect, limit: nil)
+        case .deadlineExceeded: CourierError.Timeout(.deadline, limit: nil)
+        case .getConnectionFromPoolTimeout: CourierError.Timeout(.poolWait, limit: nil)
+        default: nil
         }
     }
 

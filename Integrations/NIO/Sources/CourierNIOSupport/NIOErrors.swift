@@ -55,7 +55,10 @@ import NIOSSL
             return failure(kind, kind == .dnsFailure ? "the host name could not be resolved" : "the connection was refused", error, request)
         case let error as ChannelError:
             switch error {
-            case .connectTimeout: return CourierError(.timedOut, request: request, underlyingError: error)
+            case .connectTimeout(let limit):
+                var timedOut = CourierError(.timedOut, request: request, underlyingError: error)
+                timedOut.timeout = CourierError.Timeout(.connect, limit: .nanoseconds(limit.nanoseconds))
+                return timedOut
             case .ioOnClosedChannel, .eof, .alreadyClosed, .outputClosed, .inputClosed:
                 return duringBody
                     ? failure(.truncatedBody, "the connection closed before the response was complete", error, request)

@@ -165,3 +165,34 @@ extension PoolTests {
         await listener.close()
     }
 }
+
+/// A TCP listener that accepts connections and never says a word (a TLS handshake to it never
+/// finishes).
+final class SilentListener: Sendable {
+    let channel: any Channel
+
+    var url: String { "https://127.0.0.1:\(channel.localAddress?.port ?? 0)" }
+
+    init() async throws {
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { _ in MultiThreadedEventLoopGroup.singleton.any().makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    func close() async { try? await channel.close() }
+}
+
+extension PoolTests {
+    /// A server that accepts and never answers the TLS handshake: the hop fails as the connect
+    /// timeout, which the error names with its length.
+    @Test func aHandshakeThatNeverEndsIsTheConnectTimeoutByName() async throws {
+        let listener = try await SilentListener()
+        let transport = try NIOTransport(configuration: .init(connectTimeout: .milliseconds(200)))
+        let executor = NIOExecutor(transport: transport)
+        let error = await #expect(throws: CourierError.self) { try await executor.send(.get |> url(listener.url + "/never")) }
+        #expect(error?.timeout == CourierError.Timeout(.connect, limit: .milliseconds(200)))
+        #expect(error?.summary.contains("no connection was made within 200 ms (the connect timeout)") == true, "\(String(describing: error))")
+        await transport.shutdown(gracePeriod: .zero)
+        await listener.close()
+    }
+}

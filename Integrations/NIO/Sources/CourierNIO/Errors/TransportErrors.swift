@@ -19,8 +19,8 @@ enum NIOTransportError: Error, Sendable {
     case noTLSContext
     /// The server's verified certificate holds none of the pinned keys.
     case pinMismatch
-    /// The TLS handshake did not finish within the connect timeout.
-    case handshakeTimedOut
+    /// The TLS handshake did not finish within the connect timeout (`limit`).
+    case handshakeTimedOut(limit: TimeAmount)
     /// A failure after the response's head, while its body was gathered.
     case duringBody(any Error)
     /// More informational (1xx) heads before the answer than ``InformationalHeads`` allows.
@@ -59,8 +59,10 @@ package enum TransportErrors {
                 return failure(.secureConnectionFailed, "no TLS configuration for an https origin", error, request)
             case .pinMismatch:
                 return tls(.pinMismatch, error, request)
-            case .handshakeTimedOut:
-                return CourierError(.timedOut, request: request, underlyingError: error)
+            case .handshakeTimedOut(let limit):
+                var timedOut = CourierError(.timedOut, request: request, underlyingError: error)
+                timedOut.timeout = CourierError.Timeout(.connect, limit: .nanoseconds(limit.nanoseconds))
+                return timedOut
             case .duringBody(let failure):
                 return courierError(for: failure, request: request, duringBody: true)
             case .tooManyInformationalHeads(let excess):

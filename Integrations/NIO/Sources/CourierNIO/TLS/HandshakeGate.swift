@@ -43,8 +43,10 @@ final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
         let verdict = self.verdict
         let channel = context.channel
         let peer = self.peer
+        let timeout = self.timeout
         timer = context.eventLoop.scheduleTask(in: timeout) {
-            verdict.fail(peer == .proxy ? NIOTransportError.proxyTLS(NIOTransportError.handshakeTimedOut) : NIOTransportError.handshakeTimedOut)
+            let timedOut = NIOTransportError.handshakeTimedOut(limit: timeout)
+            verdict.fail(peer == .proxy ? NIOTransportError.proxyTLS(timedOut) : timedOut)
             channel.close(promise: nil)
         }
     }
