@@ -115,7 +115,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.allow)
         guard let transfer = transfer(for: dataTask) else { return }
         transfer.timings?.mark(.firstByte)
-        guard !transfer.gathering, let http = response as? HTTPURLResponse else { return }
+        guard let http = response as? HTTPURLResponse else { return }
+        // A gathered body's head goes out with the body; its rules learn it now, so that a body
+        // they stop at the size limit fails with the status and fields.
+        guard !transfer.gathering else { return transfer.channel.noteHead(Response(http: http, body: Data())) }
         transfer.deliverHead(http)
     }
 

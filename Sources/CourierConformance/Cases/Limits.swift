@@ -4,16 +4,21 @@ import Foundation
 extension ConformanceSuite {
     /// The response size limit, counted after decompression, on every body.
     static let limits: [ConformanceCase] = [
-        ConformanceCase("limits: a body over the size limit fails, buffered and streamed") { context in
+        ConformanceCase("limits: a body over the size limit fails, buffered and streamed, keeping the answer's head") { context in
             let limited = context.executor(ConformanceOptions(maximumResponseSize: 1024))
             let small = try await limited.send(context.httpbin() |> path("bytes", 512))
             try context.expect(small.body.count == 512, "a body within the limit gave \(small.body.count) bytes")
             for target in [context.httpbin() |> path("bytes", 4096), context.httpbin() |> path("stream-bytes", 100_000)] {
                 let error = try await context.error { _ = try await limited.send(target) }
                 guard case .responseTooLarge(1024) = error.cause else { throw context.failure("send: \(error)") }
+                // The answer's head stays on the error (a 200 with a huge body is not a failed
+                // call), without its body.
+                try context.expect(error.response?.status == 200, "send: the error keeps no status: \(error)")
+                try context.expect(error.response?.body.isEmpty == true, "send: the error keeps body bytes")
                 let streamed = try await limited.stream(target)
                 let streamError = try await context.error { _ = try await streamed.body.collect(upTo: 1 << 20) }
                 guard case .responseTooLarge(1024) = streamError.cause else { throw context.failure("stream: \(streamError)") }
+                try context.expect(streamError.response?.status == 200, "stream: the error keeps no status: \(streamError)")
             }
         },
         ConformanceCase("limits: the size limit counts bytes after decompression") { context in

@@ -57,7 +57,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// credential.
         case authenticationFailed(String)
         /// The response body grew past the executor's limit (counted after decompression); the
-        /// transfer was stopped.
+        /// transfer was stopped. ``CourierError/response`` keeps the response's status and fields
+        /// (without the body), so that a success with a huge body is not taken for a failure.
         case responseTooLarge(limit: Int)
         /// An offline executor has no answer for the request: no route of an
         /// ``InMemoryExecutor`` matches it (and it has no fallback), or no entry of a
@@ -190,6 +191,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "authentication failed: \(reason)"
         case .responseTooLarge(let limit):
             text = "the response body exceeded the limit of \(limit) bytes"
+            if let status = response?.status { text += " (the server answered \(status); the head is kept on the error, the body is not)" }
         case .unanswered(let message):
             text = "no stubbed or recorded answer: \(message)"
         case .invalidRecording(let message):

@@ -282,8 +282,9 @@ public struct Exchange: Executor {
             if response.body.inHand != nil { timings.mark(.bodyEnded) }
             response.recorder = timings
         }
-        let rules = BodyRules(
+        var rules = BodyRules(
             maximumSize: sizeLimit, expectedLength: response.head.framedLength(answering: method), timer: timer, request: call)
+        if sizeLimit != nil { rules.head = response.head }
         if let data = response.body.inHand {
             timer?.stop()
             if let limit = rules.maximumSize, data.count > limit { throw rules.tooLarge }

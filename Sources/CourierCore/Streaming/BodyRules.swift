@@ -17,12 +17,20 @@ package struct BodyRules: Sendable {
     var timer: IdleTimer?
     /// The request the errors name.
     var request: Request
+    /// The response's head (no body), once it is known: a body stopped at the size limit keeps
+    /// its status and fields on the error, so that a 200 with a huge body is not taken for a
+    /// failed call.
+    var head: Response?
     /// Whether unread bytes pause the idle timer (a reader is behind). `false` for a body a
     /// transport gathers whole before anyone reads it.
     var pausesForReader = true
 
     /// The error past ``maximumSize``.
-    var tooLarge: CourierError { CourierError(.responseTooLarge(limit: maximumSize ?? 0), request: request) }
+    var tooLarge: CourierError {
+        var head = head
+        head?.body = Data()
+        return CourierError(.responseTooLarge(limit: maximumSize ?? 0), request: request, response: head)
+    }
 
     /// The error when the timer fires.
     var timedOut: CourierError { CourierError.timedOut(.init(.idle, limit: timer?.timeout), request: request) }

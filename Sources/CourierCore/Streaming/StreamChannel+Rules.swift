@@ -36,6 +36,13 @@ extension StreamChannel {
         }
     }
 
+    /// Tells the rules the response's head, once it arrives after they were set (a transport
+    /// that gathers the body under them learns the head first): an error they stop the body with
+    /// carries it.
+    package func noteHead(_ head: Response) {
+        state.withLock { state in state.rules?.head = head }
+    }
+
     /// Whether body bytes wait unread: the reader, not the network, is behind.
     var hasUnread: Bool { state.withLock { $0.buffered > 0 || $0.spilling } }
 }
