@@ -47,7 +47,12 @@ public enum ConformanceSuite {
                 let chunks = stride(from: 0, to: total, by: size).map { Data(count: min(size, total - $0)) }
                 return .stream(chunks, headers: ["Content-Type": "application/octet-stream"])
             },
-            .init(.get, "/basic-auth/{user}/{password}", .status(401, headers: challenge)),
+            .init(.get, "/basic-auth/{user}/{password}") { request, parameters in
+                // As httpbin: 200 for the user and password the path names, a challenge otherwise.
+                let expected = "Basic " + Data("\(parameters["user"] ?? ""):\(parameters["password"] ?? "")".utf8).base64EncodedString()
+                guard request.headers[.authorization] == expected else { return .status(401, headers: challenge) }
+                return .json(["authenticated": "true", "user": parameters["user"] ?? ""])
+            },
             .init(.get, "/delay/{seconds}") { _, parameters in
                 .status(200).delayed(by: .seconds(min(10, max(0, Double(parameters["seconds"] ?? "") ?? 0))))
             },

@@ -36,6 +36,16 @@ extension ConformanceSuite {
             try context.expect(streamed.status == 401, "stream gave \(streamed.status), not 401")
             _ = try await streamed.body.collect(upTo: 1 << 20)
         },
+        ConformanceCase("authentication: credentials in the URL go as Basic authentication, never on the request line", needs: []) { context in
+            let executor = context.executor()
+            let authority = context.servers.httpbin.replacingOccurrences(of: "://", with: "://ada:s3cret-pw@")
+            let response = try await executor.send(.get |> url(authority + "/basic-auth/ada/s3cret-pw") |> timeout(10))
+            try context.expect(response.status == 200, "the URL's credentials gave \(response.status), not 200")
+            let wrong = context.servers.httpbin.replacingOccurrences(of: "://", with: "://ada:wrong@")
+            let error = try await context.error { _ = try await executor.send(.get |> url(wrong + "/basic-auth/ada/s3cret-pw") |> decodeData()) }
+            guard case .unacceptableStatus(401, _) = error.cause else { throw context.failure("wrong credentials threw \(error)") }
+            try context.expect(!error.description.contains("wrong@") && !error.description.contains(":wrong"), "the password printed: \(error)")
+        },
         ConformanceCase("connections: a kept-alive connection the server closes as it is reused costs an idempotent call nothing") { context in
             // Found by the soak on AsyncHTTPClient: one GET in 165,000 failed "I/O on closed
             // channel" when gunicorn dropped an idle connection as the client reused it. The

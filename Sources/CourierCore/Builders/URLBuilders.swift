@@ -46,6 +46,13 @@ public func baseURL(_ url: URL) -> RequestBuilder {
 /// The URL's own path and query are sent as they are (they are taken to be encoded already);
 /// later `path` and `query` builders append to them. Strings that URL parsers would disagree on
 /// are refused as ``baseURL(_:)-(String)`` refuses them.
+///
+/// Credentials in the URL (`https://user:password@host/…`, percent-encoded) are sent as Basic
+/// authentication, as curl sends them: the exchange takes them off the URL (userinfo never goes
+/// on the wire) and sets `Authorization: Basic …` unless the request has an `Authorization` of
+/// its own, on every transport. Like any `Authorization`, it is redacted when printed and never
+/// sent to another origin after a redirect; over plain `http` it is readable on the network, as
+/// ``basic(username:password:)`` is.
 /// - Parameter string: An absolute `http` or `https` URL.
 /// - Returns: The builder.
 public func url(_ string: String) -> RequestBuilder {

@@ -90,6 +90,12 @@ enum PercentEncoding {
     /// Decodes `%XX` escapes; invalid escapes are kept as they are. Used only for display.
     static func decode(_ string: Substring) -> String {
         guard string.contains("%") else { return String(string) }
+        return String(decoding: decodedBytes(string), as: UTF8.self)
+    }
+
+    /// The bytes `%XX` escapes stand for, with the other bytes as they are (invalid escapes
+    /// kept as written).
+    static func decodedBytes(_ string: Substring) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(string.utf8.count)
         var iterator = Array(string.utf8)[...]
@@ -104,7 +110,7 @@ enum PercentEncoding {
                 bytes.append(byte)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -137,6 +137,9 @@ public struct Exchange: Executor {
 
     /// Sends `request` (as the per-call middleware left it) and every redirect the policy follows.
     private func call(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        // Credentials in the URL (`https://user:password@host/`) go as Basic authentication, on
+        // every transport alike; the userinfo never goes on the wire.
+        let request = try request.movingUserInfoToAuthorization() ?? request
         // Made at the first redirect: most calls have none.
         var chain: RedirectPolicy.Chain?
         var followed = 0
