@@ -23,6 +23,8 @@ public func method(_ method: HTTPMethod) -> RequestBuilder {
 /// exact value itself), and values above ``Request/maximumInterval`` (a year) are clamped to it.
 /// Zero, negative and non-finite values are reported as a ``RequestProblem/Kind/invalidTimeout``
 /// problem.
+///
+/// Hidden by a member named `timeout` in your type? Write `Courier.timeout(_:)`.
 /// - Parameter seconds: The timeout in seconds.
 /// - Returns: The builder.
 public func timeout(_ seconds: TimeInterval) -> RequestBuilder {
@@ -50,6 +52,11 @@ public func cachePolicy(_ policy: CachePolicy) -> RequestBuilder {
 ///
 /// ``timeout(_:)`` bounds how long the transport waits for data; a slow server that sends a byte
 /// now and then never trips it. A deadline bounds the whole call.
+///
+/// Inside a type with a property or method named `deadline` (or `timeout`, `path`, `header`…),
+/// the bare name means the member, and the compiler says "use of 'deadline' refers to instance
+/// method rather than global function": name the builder by its module, `Courier.deadline(_:)`
+/// (or `CourierCore.deadline(_:)` with `import CourierCore`). Every builder is reached that way.
 /// - Parameter seconds: The deadline in seconds; must be positive and finite. Values above
 ///   ``Request/maximumInterval`` (a year) are clamped to it.
 /// - Returns: The builder.

@@ -231,7 +231,7 @@ final class InMemoryTransport: Transport {
             if response.url == nil { response.url = url }
             return StreamedResponse(response)
         case .failure(let error):
-            throw error
+            throw Self.onNewConnection(error)
         case .stream(let streamed):
             script = streamed
         }
@@ -252,6 +252,20 @@ final class InMemoryTransport: Transport {
         }
         continuation.onTermination { producer.cancel() }
         return StreamedResponse(head: head, body: body)
+    }
+
+    /// A stubbed lost connection that does not say whether its connection carried earlier hops
+    /// is taken as CourierNIO takes one it opened for the hop (each in-memory answer is a new
+    /// "connection"): `connectionWasReused` is `false`, so the exchange does not send the hop
+    /// again, and a test sees the traffic the real transport would send. A stub that sets it to
+    /// `true` gets the exchange's one resend.
+    private static func onNewConnection(_ error: any Error) -> any Error {
+        guard var courier = error as? CourierError, case .transport(var failure) = courier.cause, failure.kind == .connectionLost,
+            failure.connectionWasReused == nil
+        else { return error }
+        failure.connectionWasReused = false
+        courier.cause = .transport(failure)
+        return courier
     }
 
     /// Validates and records `request`, then takes its stub and waits out the stub's delay.

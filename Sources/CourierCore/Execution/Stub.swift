@@ -107,6 +107,16 @@ public struct Stub: Sendable {
     }
 
     /// A transport failure, for example `URLError(.timedOut)`.
+    ///
+    /// A lost connection (``TransportFailure/Kind/connectionLost``) is answered as on a connection
+    /// opened for the request, as CourierNIO reports one: the exchange does not send the request
+    /// again. To test the one resend a kept-alive connection gets, say the connection was reused:
+    ///
+    /// ```swift
+    /// var lost = TransportFailure(.connectionLost, message: "closed as it was reused")
+    /// lost.connectionWasReused = true
+    /// let api = InMemoryExecutor.scripted([.failure(CourierError(.transport(lost)))], then: .status(200))
+    /// ```
     /// - Parameter error: The error the executor throws.
     /// - Returns: The stub.
     public static func failure(_ error: any Error) -> Stub {

@@ -133,3 +133,29 @@ struct LostConnectionTests {
         #expect(sends.withLock { $0 } == ["/a", "/a", "/b", "/b"])
     }
 }
+
+/// The in-memory test kit answers a stubbed lost connection as CourierNIO answers one on a
+/// connection it opened for the hop: not sent again, unless the stub says it was reused.
+@Suite("InMemoryExecutor: a stubbed lost connection is a new connection's")
+struct InMemoryLostConnectionTests {
+    @Test func aLostConnectionStubIsSentOnceAsOnCourierNIO() async throws {
+        let lost = CourierError(.transport(TransportFailure(.connectionLost, message: "reset")))
+        let api = InMemoryExecutor.scripted([.failure(lost)], then: .status(200))
+        let error = await #expect(throws: CourierError.self) { try await api.send(.get |> url("https://api.test/x")) }
+        guard case .transport(let failure)? = error?.cause else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(failure.connectionWasReused == false)
+        #expect(api.requests.count == 1)
+    }
+
+    @Test func aStubThatSaysItWasReusedGetsTheOneResend() async throws {
+        var reused = TransportFailure(.connectionLost, message: "closed as it was reused")
+        reused.connectionWasReused = true
+        let api = InMemoryExecutor.scripted([.failure(CourierError(.transport(reused)))], then: .status(200))
+        let response = try await api.send(.get |> url("https://api.test/x"))
+        #expect(response.status == 200)
+        #expect(api.requests.count == 2)
+    }
+}
