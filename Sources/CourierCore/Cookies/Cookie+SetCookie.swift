@@ -72,6 +72,8 @@ extension Cookie {
             }
         }
         if attributes.secure && !target.isSecure { throw .secureFromInsecureOrigin }
+        // RFC 6265bis §5.7: a SameSite=None cookie must be Secure.
+        if attributes.sameSite == SameSite.none && !attributes.secure { throw .sameSiteNoneWithoutSecure }
         let lowered = name.lowercased()
         if lowered.hasPrefix("__secure-") && !(attributes.secure && target.isSecure) { throw .prefixRequirementsUnmet }
         if lowered.hasPrefix("__host-") && !(attributes.secure && target.isSecure && (attributes.domain ?? "").isEmpty && attributes.path == "/") {

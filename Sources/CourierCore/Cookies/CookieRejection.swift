@@ -31,6 +31,9 @@ public enum CookieRejection: Error, Sendable, Hashable, CustomStringConvertible 
     case prefixRequirementsUnmet
     /// A connection that is not secure tried to replace (or shadow) a `Secure` cookie.
     case wouldOverwriteSecureCookie
+    /// `SameSite=None` without `Secure`, which RFC 6265bis §5.7 (and every current browser)
+    /// ignores: a cookie sent on every cross-site request must at least never travel in clear.
+    case sameSiteNoneWithoutSecure
 
     /// What was wrong, without the cookie's value.
     public var description: String {
@@ -46,6 +49,7 @@ public enum CookieRejection: Error, Sendable, Hashable, CustomStringConvertible 
         case .secureFromInsecureOrigin: "a Secure cookie was set over an insecure connection"
         case .prefixRequirementsUnmet: "the cookie's __Secure- or __Host- prefix requirements are not met"
         case .wouldOverwriteSecureCookie: "an insecure connection tried to overwrite a Secure cookie"
+        case .sameSiteNoneWithoutSecure: "SameSite=None without Secure is ignored (RFC 6265bis §5.7)"
         }
     }
 }

@@ -73,6 +73,9 @@ struct SetCookieTests {
         // Found by the SetCookie fuzz target: a nameless value holding "=" would go back as a
         // named cookie (`admin=1`).
         ("=admin=1", .invalidName),
+        // RFC 6265bis §5.7: SameSite=None must come with Secure (the independent suite's case).
+        ("a=1; SameSite=None", .sameSiteNoneWithoutSecure),
+        ("a=1; SameSite=none; Path=/", .sameSiteNoneWithoutSecure),
     ])
     func aMalformedFieldIsRefused(field: String, rejection: CookieRejection) {
         #expect(throws: rejection) { try parse(field) }
