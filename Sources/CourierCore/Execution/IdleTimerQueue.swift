@@ -30,7 +30,7 @@ final class IdleTimerQueue: Sendable {
     init<C: Clock>(clock: C) where C.Duration == Duration {
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
-        sleep = { try await clock.sleep(for: $0) }
+        sleep = { try await CourierCore.sleep(on: clock, for: $0, as: .idleTimeout) }
     }
 
     deinit { state.withLock { $0.sleeper }?.cancel() }

@@ -206,7 +206,7 @@ final class InMemoryTransport: Transport {
     init<C: Clock>(handler: @escaping InMemoryExecutor.Handler, recordingLimit: Int, clock: C) where C.Duration == Duration {
         self.handler = handler
         self.recordingLimit = max(0, recordingLimit)
-        self.sleep = { delay in try await clock.sleep(for: min(delay, .seconds(Request.maximumInterval))) }
+        self.sleep = { delay in try await CourierCore.sleep(on: clock, for: min(delay, .seconds(Request.maximumInterval)), as: .stubDelay) }
     }
 
     var requests: [Request] {

@@ -60,7 +60,7 @@ public struct AttemptTimeoutMiddleware: Middleware {
             try await withThrowingTaskGroup(of: StreamedResponse?.self) { group in
                 group.addTask { try await AttemptExpiry.$current.withValue(expiry) { try await next(request) } }
                 group.addTask {
-                    try await clock.sleep(for: limit)
+                    try await clock.sleep(for: limit, as: .attemptTimeout)
                     return nil
                 }
                 defer { group.cancelAll() }

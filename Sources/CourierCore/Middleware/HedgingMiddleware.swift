@@ -162,7 +162,7 @@ public struct HedgingMiddleware: Middleware {
                     }
                     guard number < maxAttempts else { return }
                     group.addTask {
-                        try await clock.sleep(for: wait)
+                        try await clock.sleep(for: wait, as: .hedgeDelay)
                         return .timer(number)
                     }
                 }

@@ -176,7 +176,7 @@ public struct RetryMiddleware: Middleware {
             }
             // The next attempt supersedes this response: stop its transfer now.
             try? outcome.get().body.cancel()
-            try await clock.sleep(for: wait)
+            try await clock.sleep(for: wait, as: .retryBackoff)
             attempt += 1
         }
     }

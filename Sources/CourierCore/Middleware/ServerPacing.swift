@@ -106,7 +106,7 @@ public final class ServerPacing: Middleware {
                 throw CourierError(.rateLimited(RateLimited(origin: origin, retryAfter: wait)), request: request)
             }
             ResilienceEvent.report(ResilienceEvent(.paced, origin: origin, delay: wait))
-            try await clock.sleep(for: wait)
+            try await clock.sleep(for: wait, as: .pacing)
         }
         let response = try await next(request)
         learn(from: response, origin: origin, ticket: ticket)

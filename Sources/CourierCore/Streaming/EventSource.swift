@@ -106,7 +106,7 @@ public struct EventSource: AsyncSequence, Sendable {
         self.executor = executor
         self.policy = policy
         self.options = options
-        self.sleep = { try await clock.sleep(for: $0) }
+        self.sleep = { try await CourierCore.sleep(on: clock, for: $0, as: .reconnect) }
     }
 
     /// Creates the iterator; each iteration makes its own connections.

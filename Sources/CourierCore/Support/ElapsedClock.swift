@@ -3,18 +3,18 @@
 /// its type can be named as it is: `RetryMiddleware`, not `RetryMiddleware<ContinuousClock>`.
 struct ElapsedClock: Sendable {
     private let read: @Sendable () -> Duration
-    private let wait: @Sendable (Duration) async throws -> Void
+    private let wait: @Sendable (Duration, ManualClock.SleepKind) async throws -> Void
 
     /// - Parameter clock: The clock to read and sleep on.
     init(_ clock: some Clock<Duration>) {
         let origin = clock.now
         read = { origin.duration(to: clock.now) }
-        wait = { delay in try await clock.sleep(for: delay) }
+        wait = { delay, kind in try await CourierCore.sleep(on: clock, for: delay, as: kind) }
     }
 
     /// The time since this value was made, on its clock.
     var now: Duration { read() }
 
-    /// Sleeps for `delay` on the clock.
-    func sleep(for delay: Duration) async throws { try await wait(delay) }
+    /// Sleeps for `delay` on the clock, labelled `kind` on a ``ManualClock``.
+    func sleep(for delay: Duration, as kind: ManualClock.SleepKind) async throws { try await wait(delay, kind) }
 }

@@ -144,7 +144,7 @@ public struct FaultInjection: Middleware {
         self.source = source
         self.random = random
         self.clock = ElapsedClock(clock)
-        self.sleep = { delay in try await clock.sleep(for: delay) }
+        self.sleep = { delay in try await CourierCore.sleep(on: clock, for: delay, as: .injectedLatency) }
         // A stub's own delay and chunk pauses run on the same clock.
         self.answer = { stub, request in
             try await InMemoryTransport(handler: { _ in stub }, recordingLimit: 0, clock: clock).send(hop: request, options: StreamOptions())

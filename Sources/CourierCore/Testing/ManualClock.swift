@@ -39,6 +39,7 @@ public final class ManualClock: Clock, Sendable {
     private struct Sleeper {
         var id: UInt64
         var deadline: Instant
+        var kind: SleepKind
         var continuation: CheckedContinuation<Void, any Error>
     }
 
@@ -74,6 +75,7 @@ public final class ManualClock: Clock, Sendable {
     ///   - tolerance: Ignored.
     /// - Throws: `CancellationError` when the task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let kind = Self.currentKind ?? .unlabelled
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             state.totalSleeps += 1
@@ -86,7 +88,7 @@ public final class ManualClock: Clock, Sendable {
                 let (outcome, watchers) = state.withLock { state -> (Result<Void, any Error>?, [UnsafeContinuation<Void, Never>]) in
                     if Task.isCancelled { return (.failure(CancellationError()), []) }
                     if deadline <= state.now { return (.success(()), []) }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, kind: kind, continuation: continuation))
                     defer { state.watchers = [:] }
                     return (nil, Array(state.watchers.values))
                 }
@@ -134,12 +136,55 @@ public final class ManualClock: Clock, Sendable {
     ///     as it takes.
     /// - Throws: ``WaitTimeout`` when `timeout` passes or the waiting task is cancelled first.
     public func waitForSleepers(_ count: Int = 1, timeout: Duration? = nil) async throws {
+        try await waitFor(count, of: nil, timeout: timeout)
+    }
+
+    /// Waits until at least `count` tasks sleep on this clock for `kind` (a retry's backoff, an
+    /// attempt's limit, a stub's delay…), whatever else sleeps on it: the way to wait for the
+    /// sleeper a test means when several pieces share the clock.
+    ///
+    /// ```swift
+    /// try await clock.waitForSleepers(of: .retryBackoff)   // not the attempt timeout beside it
+    /// clock.advanceToNextWakeUp(of: .retryBackoff)
+    /// ```
+    /// - Parameters:
+    ///   - count: How many sleepers of that kind to wait for.
+    ///   - kind: What they sleep for.
+    ///   - timeout: The most real time to wait; `nil` (the default) waits for as long as it takes.
+    /// - Throws: ``WaitTimeout`` when `timeout` passes or the waiting task is cancelled first.
+    public func waitForSleepers(_ count: Int = 1, of kind: SleepKind, timeout: Duration? = nil) async throws {
+        try await waitFor(count, of: kind, timeout: timeout)
+    }
+
+    /// How many tasks sleep for `kind` now.
+    /// - Parameter kind: What they sleep for.
+    /// - Returns: The number of sleepers.
+    public func sleepers(of kind: SleepKind) -> Int {
+        state.withLock { state in state.sleepers.filter { $0.kind == kind }.count }
+    }
+
+    /// When the next sleeper (of `kind`, or of any kind) wakes, or `nil` when none sleeps.
+    /// - Parameter kind: What it sleeps for; `nil` for any.
+    /// - Returns: The earliest deadline.
+    public func nextWakeUp(of kind: SleepKind? = nil) -> Instant? {
+        state.withLock { state in state.sleepers.filter { kind == nil || $0.kind == kind }.map(\.deadline).min() }
+    }
+
+    /// Moves the clock to the next wake-up (of a sleeper of `kind`, or of any), waking it and
+    /// every sleeper due by then; does nothing when none sleeps.
+    /// - Parameter kind: What the sleeper sleeps for; `nil` for any.
+    public func advanceToNextWakeUp(of kind: SleepKind? = nil) {
+        guard let deadline = nextWakeUp(of: kind) else { return }
+        advance(by: max(.zero, now.duration(to: deadline)))
+    }
+
+    private func waitFor(_ count: Int, of kind: SleepKind?, timeout: Duration?) async throws {
         let wall = ContinuousClock()
         let start = wall.now
         let arrived: Bool
         if let timeout {
             arrived = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { await self.sleepersArrive(count) }
+                group.addTask { await self.sleepersArrive(count, of: kind) }
                 group.addTask {
                     try? await wall.sleep(for: timeout)
                     return false
@@ -148,18 +193,28 @@ public final class ManualClock: Clock, Sendable {
                 return await group.next() ?? false
             }
         } else {
-            arrived = await sleepersArrive(count)
+            arrived = await sleepersArrive(count, of: kind)
         }
         guard !arrived else { return }
-        let (sleeping, total, now) = state.withLock { ($0.sleepers.count, $0.totalSleeps, $0.now) }
-        throw WaitTimeout(expected: count, sleeping: sleeping, totalSleeps: total, clockReading: now.offset, waited: wall.now - start)
+        let (sleeping, kinds, total, now) = state.withLock { ($0.sleepers.count, $0.sleepers.map(\.kind), $0.totalSleeps, $0.now) }
+        var timeout = WaitTimeout(expected: count, sleeping: sleeping, totalSleeps: total, clockReading: now.offset, waited: wall.now - start)
+        timeout.kind = kind
+        timeout.sleepingKinds = kinds
+        throw timeout
     }
 
-    /// Returns `true` once `count` tasks sleep, `false` when the waiting task is cancelled first.
-    private func sleepersArrive(_ count: Int) async -> Bool {
+    /// How many sleepers count for a wait (those of `kind`, when given).
+    private static func counted(_ state: State, of kind: SleepKind?) -> Int {
+        guard let kind else { return state.sleepers.count }
+        return state.sleepers.filter { $0.kind == kind }.count
+    }
+
+    /// Returns `true` once `count` tasks sleep (for `kind`, when given), `false` when the waiting
+    /// task is cancelled first.
+    private func sleepersArrive(_ count: Int, of kind: SleepKind?) async -> Bool {
         while true {
             let id = state.withLock { state -> UInt64? in
-                guard state.sleepers.count < count else { return nil }
+                guard Self.counted(state, of: kind) < count else { return nil }
                 state.nextID += 1
                 return state.nextID
             }
@@ -168,7 +223,7 @@ public final class ManualClock: Clock, Sendable {
             await withTaskCancellationHandler {
                 await withUnsafeContinuation { (watcher: UnsafeContinuation<Void, Never>) in
                     let resumeNow = state.withLock { state -> Bool in
-                        if state.sleepers.count >= count || Task.isCancelled { return true }
+                        if Self.counted(state, of: kind) >= count || Task.isCancelled { return true }
                         state.watchers[id] = watcher
                         return false
                     }
@@ -193,10 +248,15 @@ public final class ManualClock: Clock, Sendable {
         public var clockReading: Duration
         /// How long the test waited, in real time (a report, never a bound).
         public var waited: Duration
+        /// The kind of sleeper waited for, when the wait named one.
+        public var kind: SleepKind?
+        /// What each task sleeping now sleeps for.
+        public var sleepingKinds: [SleepKind] = []
 
         /// What happened and the likely reasons.
         public var description: String {
-            "waited \(waited) for \(expected) sleeper(s) on the ManualClock, but \(sleeping) task(s) sleep "
+            "waited \(waited) for \(expected) sleeper(s)\(kind.map { " of kind \($0)" } ?? "") on the ManualClock, but "
+                + "\(sleeping) task(s) sleep\(sleepingKinds.isEmpty ? "" : " (" + sleepingKinds.map(\.name).joined(separator: ", ") + ")") "
                 + "(\(totalSleeps) sleep(s) so far; the clock reads \(clockReading)). The code under test stopped "
                 + "sleeping: it finished, used up its attempts, or a deadline passed (RetryPolicy.deadline is "
                 + "60 s by default, measured on this clock), so no sleeper will come."
