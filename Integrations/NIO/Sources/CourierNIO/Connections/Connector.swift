@@ -78,10 +78,11 @@ struct Connector: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     var proxyHandshake: EventLoopFuture<Void>?
                     if let proxyContext {
-                        let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: [], timeout: timeout, names: .proxy)
+                        let chain = VerifiedChain()
+                        let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: [], chain: chain, timeout: timeout, names: .proxy)
                         proxyHandshake = gate.verdict.futureResult.map { _ in }
                         try pipeline.addHandler(
-                            NIOSSLClientHandler(context: proxyContext, serverHostname: Origin.isIPAddress(proxy.host) ? nil : proxy.host))
+                            chain.clientHandler(context: proxyContext, serverHostname: Origin.isIPAddress(proxy.host) ? nil : proxy.host))
                         try pipeline.addHandler(gate)
                     }
                     guard let tunnel else {
@@ -132,16 +133,16 @@ struct Connector: Sendable {
                 let handshake: EventLoopFuture<String?>
                 do {
                     let pipeline = channel.pipeline.syncOperations
-                    // With pins, the chain BoringSSL verifies is recorded for the gate to check.
-                    let chain = pins.isEmpty ? nil : VerifiedChain()
+                    // The chain BoringSSL verifies is recorded for the gate: the keys a pin is checked
+                    // against, and why a certificate was refused.
+                    let chain = VerifiedChain()
                     let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: pins, chain: chain, timeout: timeout)
                     handshake = gate.verdict.futureResult
                     try pipeline.addHandler(gate)
                     timings?.begin(.tls)
                     let serverName = origin.isIPAddress ? nil : origin.host
                     let handler =
-                        try chain?.clientHandler(context: context, serverHostname: serverName)
-                        ?? NIOSSLClientHandler(context: context, serverHostname: serverName)
+                        try chain.clientHandler(context: context, serverHostname: serverName)
                     try pipeline.addHandler(handler, position: .before(gate))
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)

@@ -19,6 +19,9 @@ enum NIOTransportError: Error, Sendable {
     case noTLSContext
     /// The server's verified certificate holds none of the pinned keys.
     case pinMismatch
+    /// BoringSSL refused the peer's certificate for `problem` (read from the certificate it
+    /// refused); `underlying` is SwiftNIO SSL's error.
+    case certificateRefused(TLSProblem, any Error)
     /// The TLS handshake did not finish within the connect timeout (`limit`).
     case handshakeTimedOut(limit: TimeAmount)
     /// A failure after the response's head, while its body was gathered.
@@ -59,6 +62,8 @@ package enum TransportErrors {
                 return failure(.secureConnectionFailed, "no TLS configuration for an https origin", error, request)
             case .pinMismatch:
                 return tls(.pinMismatch, error, request)
+            case .certificateRefused(let problem, let underlying):
+                return tls(problem, underlying, request)
             case .handshakeTimedOut(let limit):
                 var timedOut = CourierError(.timedOut, request: request, underlyingError: error)
                 timedOut.timeout = CourierError.Timeout(.connect, limit: .nanoseconds(limit.nanoseconds))

@@ -75,7 +75,12 @@ final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         timer?.cancel()
-        fail(error)
+        // A certificate BoringSSL refused: which way it failed, read from the certificate.
+        if let refusal = chain?.refusal, Self.isVerificationFailure(error) {
+            fail(NIOTransportError.certificateRefused(refusal, error))
+        } else {
+            fail(error)
+        }
         context.fireErrorCaught(error)
     }
 
@@ -83,6 +88,12 @@ final class HandshakeGate: ChannelInboundHandler, RemovableChannelHandler {
         timer?.cancel()
         fail(NIOTransportError.connectionClosedBeforeResponse)
         context.fireChannelInactive()
+    }
+
+    /// Whether `error` is BoringSSL's verdict on the peer's chain (`CERTIFICATE_VERIFY_FAILED`).
+    private static func isVerificationFailure(_ error: any Error) -> Bool {
+        guard case .handshakeFailed(let reason)? = error as? NIOSSLError else { return false }
+        return "\(reason)".contains("CERTIFICATE_VERIFY_FAILED")
     }
 
     /// Whether a key of the verified chain (the server's, an intermediate's, the trust anchor's)

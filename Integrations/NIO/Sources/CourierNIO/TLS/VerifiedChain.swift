@@ -1,4 +1,11 @@
 import CourierCore
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import NIOCore
 import NIOSSL
 
@@ -14,6 +21,10 @@ import NIOSSL
 final class VerifiedChain: @unchecked Sendable {
     /// The verified certificates' keys, in the order BoringSSL checked them.
     private(set) var keys: [[UInt8]] = []
+    /// Why the first certificate BoringSSL refused was refused, read from the certificate: it
+    /// expired, is not valid yet, or (its dates being fine) chains to no trusted authority.
+    /// BoringSSL's handshake error says only `CERTIFICATE_VERIFY_FAILED`; this tells them apart.
+    private(set) var refusal: TLSProblem?
 
     /// A client handler for `context` whose verification reports each certificate of the chain
     /// BoringSSL verifies to this record. Verification itself is unchanged: every certificate's
@@ -27,8 +38,21 @@ final class VerifiedChain: @unchecked Sendable {
 
     /// BoringSSL checked `certificate` with `verdict`.
     fileprivate func checked(_ certificate: NIOSSLCertificate, verdict: NIOSSLVerificationResult) {
-        guard verdict == .certificateVerified, let key = try? certificate.extractPublicKey().toSPKIBytes() else { return }
+        guard verdict == .certificateVerified else {
+            if refusal == nil { refusal = Self.problem(refusing: certificate, at: time(nil)) }
+            return
+        }
+        guard let key = try? certificate.extractPublicKey().toSPKIBytes() else { return }
         keys.append(key)
+    }
+
+    /// Why a certificate BoringSSL refused at `now` was refused: its validity dates when they
+    /// exclude `now`, an unknown issuer otherwise (the host name is checked after the chain,
+    /// by SwiftNIO SSL, and fails on its own).
+    static func problem(refusing certificate: NIOSSLCertificate, at now: time_t) -> TLSProblem {
+        if now > certificate.notValidAfter { return .expired }
+        if now < certificate.notValidBefore { return .notYetValid }
+        return .unknownIssuer
     }
 }
 
