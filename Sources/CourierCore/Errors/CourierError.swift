@@ -102,6 +102,12 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     /// A `URLError` (or another error carrying a failing URL) is stored with that URL redacted
     /// as the request is: userinfo and sensitive query values hidden.
     public var underlyingError: (any Error)?
+    /// What was measured of the hop that failed, up to the failure (the lookup, the connection,
+    /// the handshake, the request written, as far as they got, and ``HopTimings/failedAt``),
+    /// when the exchange recorded timings (``Exchange/recordsTimings``, or a middleware that reads
+    /// them: ``HARRecorder``, CourierMetrics, CourierTracing). `nil` otherwise, and for failures
+    /// that are not a hop's (a bad request, a decoding failure).
+    public var timings: HopTimings?
     /// Which time limit fired, on a ``Cause/timedOut`` error that knows it (every limit of
     /// Courier's own does; a platform's timeout may not say which it was).
     public var timeout: Timeout?

@@ -207,11 +207,26 @@ public struct Exchange: Executor {
     }
 
     /// One hop through the transport, under the hop's idle timer, its head settled and its body
-    /// held to the rules.
+    /// held to the rules. When hops are timed, a hop that fails carries what was measured up to
+    /// the failure (``CourierError/timings``): the lookup, the connection, the handshake, the
+    /// request written, as far as they got.
     private func send(_ hop: Request, options: StreamOptions, call: Request) async throws -> StreamedResponse {
+        guard timed else { return try await send(hop, options: options, timings: nil, call: call) }
+        let recorder = HopTimings.Recorder()
+        do {
+            return try await send(hop, options: options, timings: recorder, call: call)
+        } catch {
+            var failure = CourierError.wrapping(error, request: call)
+            if failure.timings == nil { failure.timings = recorder.failed() }
+            throw failure
+        }
+    }
+
+    /// ``send(_:options:call:)``, with the hop's timings recorded by `timings` when it is given.
+    private func send(_ hop: Request, options: StreamOptions, timings: HopTimings.Recorder?, call: Request) async throws -> StreamedResponse {
         let timer = hop.effectiveTimeout.map { IdleTimer(timeout: .seconds($0), queue: timers) }
         var options = delivery(options, timer: timer, call: call)
-        if timed { options.timings = HopTimings.Recorder() }
+        if let timings { options.timings = timings }
         guard let timer else {
             let response = try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
             return try held(response, answering: hop.method, timer: nil, call: call, timings: options.timings)

@@ -33,6 +33,21 @@ extension HopTimings {
         /// The timings recorded so far.
         public var timings: HopTimings { state.withLock { $0 } }
 
+        /// The timings of a hop that failed now: the moment it failed, and a phase begun and not
+        /// ended (the connect a refusal stopped, the handshake a bad certificate did) ending then.
+        package func failed(at instant: ContinuousClock.Instant = .now) -> HopTimings {
+            let offset = self.offset(of: instant)
+            return state.withLock { timings in
+                for phase in Phase.allCases {
+                    if let interval = timings[phase], interval.end == interval.start {
+                        timings[phase] = Interval(start: interval.start, end: max(interval.start, offset))
+                    }
+                }
+                if timings.failedAt == nil { timings.failedAt = offset }
+                return timings
+            }
+        }
+
         /// Records that `phase` began.
         /// - Parameters:
         ///   - phase: The phase.

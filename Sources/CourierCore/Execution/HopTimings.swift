@@ -100,6 +100,9 @@ public struct HopTimings: Sendable, Hashable, CustomStringConvertible {
     public var firstByte: Duration?
     /// When the response's body ended; `nil` while it is still arriving.
     public var bodyEnded: Duration?
+    /// When the hop failed (refused, a TLS failure, a timeout, a lost connection), on the timings
+    /// a failure carries (``CourierError/timings``); a phase under way then ends there.
+    public var failedAt: Duration?
     /// Whether the connection was opened for this hop or reused.
     public var connection: Connection?
     /// The protocol spoken, as ALPN names it: `http/1.1` or `h2`.
@@ -187,6 +190,7 @@ public struct HopTimings: Sendable, Hashable, CustomStringConvertible {
         for (mark, name) in marks {
             if let offset = self[mark] { parts.append("\(name) at \(Self.milliseconds(offset))") }
         }
+        if let failedAt { parts.append("failed at \(Self.milliseconds(failedAt))") }
         var text = parts.isEmpty ? "nothing recorded" : parts.joined(separator: ", ")
         var connectionParts: [String] = []
         if let connection { connectionParts.append("\(connection.rawValue) connection") }

@@ -110,7 +110,9 @@ public struct LoggingMiddleware: Middleware {
                 return "← \(status) \(line)\(elapsed), \(response?.body.count ?? 0) bytes)"
             case .failure:
                 let reason = error?.summary ?? "unknown"
-                return "✕ \(line)\(elapsed)) failed: \(reason)"
+                // What was measured of the hop up to the failure, when hops are timed.
+                let measured = error?.timings.map { "; the hop: \($0)" } ?? ""
+                return "✕ \(line)\(elapsed)) failed: \(reason)\(measured)"
             case .streamEnded:
                 let bytes = streamedBytes ?? 0
                 if let error { return "✕ \(line)\(elapsed)) stream ended after \(bytes) bytes: \(error.summary)" }

@@ -21,11 +21,14 @@ extension HAR.Timings {
         let end = max(.zero, elapsed - lead)
         let setUp = [hop.queued, hop.dns, hop.connect, hop.tls].compactMap { $0?.end }.max() ?? .zero
         let sendStart = hop.requestStarted ?? setUp
-        let first = hop.firstByte ?? end
+        // A hop that failed before its answer received nothing; one that failed before its
+        // request started (refused, a bad certificate) waited for nothing either.
+        let failedBeforeAnswer = hop.failedAt != nil && hop.firstByte == nil
+        let first = hop.firstByte ?? (failedBeforeAnswer && hop.requestStarted == nil ? sendStart : (hop.failedAt ?? end))
         let sent = min(hop.requestSent ?? sendStart, first)
         self.init(
             send: ms(max(.zero, sent - sendStart)), wait: ms(max(.zero, first - max(sent, sendStart))),
-            receive: ms(max(.zero, (hop.bodyEnded ?? end) - first)))
+            receive: failedBeforeAnswer ? 0 : ms(max(.zero, (hop.bodyEnded ?? hop.failedAt ?? end) - first)))
         blocked = ms(lead + (hop.queued?.duration ?? .zero))
         dns = hop.dns.map { ms($0.duration) } ?? -1
         ssl = hop.tls.map { ms($0.duration) } ?? -1

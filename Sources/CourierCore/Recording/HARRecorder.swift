@@ -93,7 +93,9 @@ public final class HARRecorder: HopTimingsObserver {
             streamed = try await next(request)
         } catch {
             let wrapped = CourierError.wrapping(error, request: request)
-            record(request, response: nil, error: wrapped, started: started, elapsed: clock.now - start, order: order)
+            record(
+                request, response: nil, error: wrapped, started: started, elapsed: clock.now - start, order: order,
+                timings: wrapped.timings)
             throw error
         }
         if let body = streamed.body.bufferedData {

@@ -194,3 +194,60 @@ struct HopTimingsTests {
         #expect(plain.dns == -1 && plain.connect == -1 && plain.send == 0)
     }
 }
+
+/// A hop that fails carries what was measured up to the failure: in the error, in the HAR
+/// entry, in the log line (OkHttp's `connectFailed` and `callFailed` report the same).
+@Suite("Hop timings: a failed hop keeps what was measured")
+struct FailedHopTimingsTests {
+    /// A transport that resolves, then is refused while connecting; or that fails its handshake.
+    private struct Refusing: Transport {
+        var failsInHandshake = false
+
+        func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+            // A story told in instants from now on (the recorder counts times before it as its
+            // start): the failure comes "earlier" than the connect's start, which then ends there.
+            let base = ContinuousClock.now
+            options.timings?.begin(.dns, at: base)
+            options.timings?.end(.dns, at: base + .milliseconds(2))
+            options.timings?.begin(.connect, at: base + .milliseconds(2))
+            if failsInHandshake {
+                options.timings?.end(.connect, at: base + .milliseconds(3))
+                options.timings?.begin(.tls, at: base + .milliseconds(3))
+                throw CourierError(.transport(TransportFailure(.secureConnectionFailed, message: "the certificate has expired")))
+            }
+            throw CourierError(.transport(TransportFailure(.cannotConnect, message: "the connection was refused")))
+        }
+    }
+
+    @Test func aRefusedHopKeepsItsLookupAndTheConnectItWasIn() async throws {
+        let executor = Exchange(transport: Refusing()).recordingTimings()
+        let error = try #require(await #expect(throws: CourierError.self) { try await executor.send(.get |> url("https://api.test/x")) })
+        let timings = try #require(error.timings, "\(error)")
+        #expect(timings.dns?.duration == .milliseconds(2))
+        let connect = try #require(timings.connect)
+        let failedAt = try #require(timings.failedAt)
+        // The connect under way when it was refused ends where the hop failed (not before it began).
+        #expect(connect.end == max(failedAt, connect.start))
+        #expect(timings.firstByte == nil && timings.requestStarted == nil)
+        #expect(timings.description.contains("failed at"))
+    }
+
+    @Test func withoutTimingsAskedForAFailureCarriesNone() async throws {
+        let error = try #require(await #expect(throws: CourierError.self) { try await Exchange(transport: Refusing()).send(.get |> url("https://api.test/x")) })
+        #expect(error.timings == nil)
+    }
+
+    @Test func theHARAndTheLogOfAFailedHopShowItsTimings() async throws {
+        let recorder = HARRecorder()
+        let lines = Box([String]())
+        let executor = Exchange(transport: Refusing(failsInHandshake: true))
+            .with(LoggingMiddleware { event in lines.withLock { $0.append(event.description) } }, recorder)
+        await #expect(throws: CourierError.self) { try await executor.send(.get |> url("https://api.test/x")) }
+        let entry = try #require(recorder.har.log.entries.first)
+        #expect(entry.timings.dns == 2)
+        #expect((entry.timings.ssl ?? -1) >= 0)
+        #expect(entry.timings.receive == 0)
+        let failure = try #require(lines.withLock { $0.last })
+        #expect(failure.contains("failed:") && failure.contains("the hop: dns 2.0 ms"), "\(failure)")
+    }
+}

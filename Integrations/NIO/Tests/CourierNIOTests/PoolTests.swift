@@ -196,3 +196,25 @@ extension PoolTests {
         await listener.close()
     }
 }
+
+extension PoolTests {
+    /// A refused connection keeps what was measured (the connect it was in, when it failed), and
+    /// so does a handshake that never ends: failures are when timings matter most.
+    @Test func aFailedHopKeepsItsTimings() async throws {
+        let listener = try await ClosingListener()
+        let port = listener.channel.localAddress?.port ?? 0
+        await listener.close()
+        let transport = try NIOTransport(configuration: .init(connectTimeout: .milliseconds(200)))
+        let executor = NIOExecutor(transport: transport).recordingTimings()
+        let refused = await #expect(throws: CourierError.self) { try await executor.send(.get |> url("http://127.0.0.1:\(port)/x")) }
+        let timings = try #require(refused?.timings, "\(String(describing: refused))")
+        #expect(timings.connect != nil && timings.failedAt != nil, "\(timings)")
+
+        let silent = try await SilentListener()
+        let stalled = await #expect(throws: CourierError.self) { try await executor.send(.get |> url(silent.url + "/x")) }
+        let handshake = try #require(stalled?.timings?.tls, "\(String(describing: stalled))")
+        #expect(handshake.duration > .zero)
+        await transport.shutdown(gracePeriod: .zero)
+        await silent.close()
+    }
+}
