@@ -8,13 +8,21 @@
 ///
 /// A string that does not parse, whose scheme is not `http`/`https`, or that different URL
 /// parsers would read as different hosts (a backslash, whitespace or control characters, a
-/// percent-escape or non-ASCII character in the host, two `@`, a port that is not a number up to
-/// 65535) records a ``RequestProblem/Kind/invalidURL`` problem. A path in the base URL is kept
+/// percent-escape in the host, two `@`, a port that is not a number up to 65535) records a
+/// ``RequestProblem/Kind/invalidURL`` problem. A path in the base URL is kept
 /// (`https://api.test/v1` plus `path("users")` is `/v1/users`, with or without a trailing slash),
 /// and so is a query in it.
+///
+/// An internationalized host is taken in its ASCII form (IDNA: each label lower-cased, composed
+/// and Punycode-encoded), as URLs on Apple platforms give it, on every platform:
+/// `https://bücher.example/` is sent to, and keeps its cookies for, `xn--bcher-kva.example`. One
+/// that cannot be a host name (a space or punctuation in a label, a label over 63 bytes) is an
+/// ``RequestProblem/Kind/invalidURL`` problem.
 /// - Parameter string: The base URL, for example `"https://api.example.com/v1"`.
 /// - Returns: The builder.
 public func baseURL(_ string: String) -> RequestBuilder {
+    // An internationalized host in its ASCII form, as URLs on Apple platforms give it.
+    guard let string = URLSyntax.asciiHost(in: string) else { return invalidHost }
     let defect = URLSyntax.defect(inAbsoluteURL: string)
     let parsed = defect == nil ? URL(string: string) : nil
     guard let parsed else {
@@ -56,6 +64,8 @@ public func baseURL(_ url: URL) -> RequestBuilder {
 /// - Parameter string: An absolute `http` or `https` URL.
 /// - Returns: The builder.
 public func url(_ string: String) -> RequestBuilder {
+    // An internationalized host in its ASCII form, as URLs on Apple platforms give it.
+    guard let string = URLSyntax.asciiHost(in: string) else { return invalidHost }
     let defect = URLSyntax.defect(inAbsoluteURL: string)
     let parsed = defect == nil ? URL(string: string) : nil
     let check = parsed.map(BaseURLCheck.of)
@@ -89,4 +99,14 @@ public func path(_ segments: any CustomStringConvertible...) -> RequestBuilder {
         request.appendPathSegments(strings)
         return request
     }
+}
+
+/// The builder for a URL whose non-ASCII host cannot be a host name.
+private let invalidHost: RequestBuilder = { request in
+    var request = consume request
+    request.baseURL = nil
+    request.record(
+        RequestProblem(
+            .invalidURL, "the URL has a non-ASCII host that is not a valid internationalized domain name (a space, punctuation or a label too long)"))
+    return request
 }

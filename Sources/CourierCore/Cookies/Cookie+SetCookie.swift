@@ -60,8 +60,10 @@ extension Cookie {
         var hostOnly = true
         // The last Domain attribute decides; an empty one makes the cookie host-only (RFC 6265bis
         // §5.7 step 8), as if none was given.
-        if let named = attributes.domain, !named.isEmpty {
-            guard named.utf8.allSatisfy({ $0 < 0x80 }) else { throw .invalidDomain }
+        if let written = attributes.domain, !written.isEmpty {
+            // An internationalized name counts in its ASCII form (`bücher.example` is
+            // `xn--bcher-kva.example`), the form hosts are compared in.
+            guard let named = InternationalHost.ascii(Substring(written)) else { throw .invalidDomain }
             if CookieDomain.isPublicSuffix(named, extra: policy.publicSuffixes) {
                 guard named == target.host else { throw .publicSuffix }
             } else {

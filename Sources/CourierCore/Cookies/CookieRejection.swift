@@ -22,7 +22,8 @@ public enum CookieRejection: Error, Sendable, Hashable, CustomStringConvertible 
     /// The `Domain` attribute is a public suffix (`com`, `co.uk`), which every site under it
     /// would receive.
     case publicSuffix
-    /// The `Domain` attribute is not ASCII (an internationalized name must come as punycode).
+    /// The `Domain` attribute is not a domain name (an internationalized one is taken in its
+    /// ASCII form, `xn--…`; one with a space or punctuation in a label is not a name).
     case invalidDomain
     /// `Secure` was set over a connection that is not secure.
     case secureFromInsecureOrigin
@@ -45,7 +46,7 @@ public enum CookieRejection: Error, Sendable, Hashable, CustomStringConvertible 
         case .unsupportedURL: "the response's URL has no host or is not http(s)"
         case .domainMismatch: "the Domain attribute does not cover the host that set it"
         case .publicSuffix: "the Domain attribute is a public suffix"
-        case .invalidDomain: "the Domain attribute is not an ASCII domain name"
+        case .invalidDomain: "the Domain attribute is not a domain name"
         case .secureFromInsecureOrigin: "a Secure cookie was set over an insecure connection"
         case .prefixRequirementsUnmet: "the cookie's __Secure- or __Host- prefix requirements are not met"
         case .wouldOverwriteSecureCookie: "an insecure connection tried to overwrite a Secure cookie"

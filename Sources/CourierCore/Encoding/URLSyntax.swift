@@ -159,7 +159,7 @@ enum URLSyntax {
             }
             for byte in host where !isHostByte(byte) {
                 if byte >= 0x80 {
-                    return "has a non-ASCII host: write it in its ASCII (xn--) form"
+                    return "has a non-ASCII host that is not a valid internationalized domain name"
                 }
                 if byte == UInt8(ascii: "%") {
                     return "has a percent-escape in its host, which URL parsers decode differently"
