@@ -1,7 +1,7 @@
 extension ManualClock {
     /// What a sleeper on the clock waits for, as the piece of Courier that sleeps says: a retry's
     /// backoff, an attempt's time limit, the idle timer, a stub's delay… A test waits for the
-    /// sleeper it means (``ManualClock/waitForSleepers(_:_:timeout:)``) and moves the clock to
+    /// sleeper it means (``ManualClock/waitForSleepers(_:of:timeout:)``) and moves the clock to
     /// its wake-up (``ManualClock/advanceToNextWakeUp(of:)``), however many other pieces sleep on
     /// the same clock.
     ///
