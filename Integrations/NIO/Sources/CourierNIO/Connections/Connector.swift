@@ -81,9 +81,16 @@ struct Connector: Sendable {
                         let chain = VerifiedChain()
                         let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: [], chain: chain, timeout: timeout, names: .proxy)
                         proxyHandshake = gate.verdict.futureResult.map { _ in }
-                        try pipeline.addHandler(
-                            chain.clientHandler(context: proxyContext, serverHostname: Origin.isIPAddress(proxy.host) ? nil : proxy.host))
-                        try pipeline.addHandler(gate)
+                        do {
+                            try pipeline.addHandler(
+                                chain.clientHandler(context: proxyContext, serverHostname: Origin.isIPAddress(proxy.host) ? nil : proxy.host))
+                            try pipeline.addHandler(gate)
+                        } catch {
+                            // A gate that never joined the pipeline (the channel closed first) still
+                            // answers: its verdict is never left pending.
+                            gate.verdict.fail(error)
+                            throw error
+                        }
                     }
                     guard let tunnel else {
                         // Forwarded requests wait for the proxy's handshake as a tunnel would.
@@ -131,12 +138,12 @@ struct Connector: Sendable {
                     }
                 }
                 let handshake: EventLoopFuture<String?>
+                // The chain BoringSSL verifies is recorded for the gate: the keys a pin is checked
+                // against, and why a certificate was refused.
+                let chain = VerifiedChain()
+                let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: pins, chain: chain, timeout: timeout)
                 do {
                     let pipeline = channel.pipeline.syncOperations
-                    // The chain BoringSSL verifies is recorded for the gate: the keys a pin is checked
-                    // against, and why a certificate was refused.
-                    let chain = VerifiedChain()
-                    let gate = HandshakeGate(eventLoop: channel.eventLoop, pins: pins, chain: chain, timeout: timeout)
                     handshake = gate.verdict.futureResult
                     try pipeline.addHandler(gate)
                     timings?.begin(.tls)
@@ -145,6 +152,9 @@ struct Connector: Sendable {
                         try chain.clientHandler(context: context, serverHostname: serverName)
                     try pipeline.addHandler(handler, position: .before(gate))
                 } catch {
+                    // The channel closed before the handshake could be set up: the gate's verdict
+                    // is settled, never left pending.
+                    gate.verdict.fail(error)
                     return channel.eventLoop.makeFailedFuture(error)
                 }
                 return handshake.flatMapThrowing { negotiated -> PooledConnection in
