@@ -144,6 +144,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.end_headers()
             else:
                 self.send_body(200, b"validated body", [("ETag", tag), ("Cache-Control", "max-age=0"), ("X-Version", "1")])
+        elif url.path == "/scripted":
+            # Answers as the request says, so that a cache in front sees what a test scripts:
+            # `X-Answer: close` closes the connection without a byte; `X-Answer: STATUS` answers
+            # with that status, the fields of `X-Answer-Fields` ("Name: value | Name: value")
+            # and, unless the status has none, a body.
+            answer = self.headers.get("X-Answer", "200")
+            if answer == "close":
+                self.close_connection = True
+                return
+            status = int(answer)
+            fields = [f.split(":", 1) for f in self.headers.get("X-Answer-Fields", "").split("|") if ":" in f]
+            fields = [(name.strip(), value.strip()) for name, value in fields]
+            if status in (204, 304):
+                self.send_response(status)
+                for name, value in fields:
+                    self.send_header(name, value)
+                self.end_headers()
+            else:
+                self.send_body(status, b"scripted body", fields)
         elif url.path == "/vary-star":
             self.send_body(200, b"varies", [("Vary", "*"), ("Cache-Control", "max-age=60")])
         elif url.path == "/gzip-bomb":

@@ -28,10 +28,17 @@ public struct CacheControl: Sendable, Hashable {
     public var staleIfError: Int?
     /// `no-store`.
     public var noStore = false
-    /// `no-cache`: reuse only after validating with the origin.
+    /// `no-cache` with no field names: reuse only after validating with the origin.
     public var noCache = false
-    /// `private`: only a private cache may store the response.
+    /// `no-cache="…"` (RFC 9111 §5.2.2.4), lowercase: the fields a stored response never sends
+    /// without validating; the rest of it may be reused. A request's qualified `no-cache`
+    /// (outside the grammar) reads as the plain one.
+    public var noCacheFields: [String] = []
+    /// `private` with no field names: only a private cache may store the response.
     public var isPrivate = false
+    /// `private="…"` (RFC 9111 §5.2.2.7), lowercase: the fields a shared cache does not store;
+    /// it may store the rest.
+    public var privateFields: [String] = []
     /// `public`.
     public var isPublic = false
     /// `must-revalidate`: never served stale.
@@ -65,8 +72,15 @@ public struct CacheControl: Sendable, Hashable {
         staleWhileRevalidate = seconds("stale-while-revalidate")
         staleIfError = seconds("stale-if-error")
         noStore = seen["no-store"] != nil
-        noCache = seen["no-cache"] != nil
-        isPrivate = seen["private"] != nil
+        func fields(_ name: String) -> [String]? {
+            guard case .some(.some(let list)) = seen[name] else { return nil }
+            let names = HTTPSyntax.parts(of: list, separatedBy: UInt8(ascii: ",")).map(HTTPSyntax.asciiLowercased).filter { !$0.isEmpty }
+            return names.isEmpty ? nil : names
+        }
+        noCacheFields = fields("no-cache") ?? []
+        noCache = seen["no-cache"] != nil && noCacheFields.isEmpty
+        privateFields = fields("private") ?? []
+        isPrivate = seen["private"] != nil && privateFields.isEmpty
         isPublic = seen["public"] != nil
         mustRevalidate = seen["must-revalidate"] != nil
         proxyRevalidate = seen["proxy-revalidate"] != nil

@@ -60,7 +60,7 @@ public struct CacheDecision: Sendable, Hashable {
         let headers = request.headers
         let asked = CacheControl(headers.values(for: .cacheControl))
         let pragma = !headers.contains(.cacheControl) && headers.values(for: .pragma).contains { $0.lowercased().contains("no-cache") }
-        let validate = asked.noCache || pragma
+        let validate = asked.noCache || !asked.noCacheFields.isEmpty || pragma
         var onlyIfCached = asked.onlyIfCached
         var anyAge = false
         switch request.cachePolicy {
@@ -145,7 +145,7 @@ public struct CacheDecision: Sendable, Hashable {
             let modified = headers[.lastModified].flatMap({ HTTPDate.parse($0) })
         else { return 0 }
         let origin = headers[.date].flatMap { HTTPDate.parse($0) } ?? entry.responseTime
-        return Swift.min(Swift.max(0, origin.timeIntervalSince(modified) / 10), options.maximumHeuristicLifetime)
+        return Swift.min(Swift.max(0, origin.timeIntervalSince(modified) * options.heuristicShare), options.maximumHeuristicLifetime)
     }
 
     /// The entry's age at `now` (RFC 9111 §4.2.3).

@@ -7,12 +7,21 @@
 /// What an ``HTTPCache`` keeps and how it finds it again: the stored fields, the update a `304`
 /// makes (RFC 9111 §3.2, §4.3.4), keys, and `Vary` matching (§4.1).
 extension HTTPCache {
-    /// The entry with the header fields of a `304` (RFC 9111 §3.2): every field replaced but
-    /// `Content-Length`, `Content-Encoding`, the connection's and `Set-Cookie`.
-    static func updated(_ entry: CachedResponse, with notModified: Response, requestTime: Date, responseTime: Date) -> CachedResponse {
+    /// The entry with the header fields of a `304` (RFC 9111 §3.2): every field replaced,
+    /// `ETag` and `Content-Encoding` included, but `Content-Length`, the fields a stored response
+    /// never keeps (the connection's, `Set-Cookie`) and those the `304`'s `Cache-Control` names in
+    /// `no-cache="…"`.
+    ///
+    /// `Content-Encoding` is the one field read against the body held: it is taken when the
+    /// stored body still carries a coding (one no transport undoes, kept as it came), and left
+    /// alone when the body held is plain (sent plain, or decoded on arrival), since a coding
+    /// named then would mislabel the bytes (RFC 9111 §3.2 lets a cache that stores the result of
+    /// decoding keep such a field).
+    static func updated(_ entry: CachedResponse, with notModified: Response, requestTime: Date, responseTime: Date, mode: Mode = .private) -> CachedResponse {
         var headers = entry.headers
-        let fresh = storedHeaders(notModified.headers)
-        for name in Set(fresh.map(\.name)) where name != .contentLength && name != .cacheStatus && name != .contentEncoding {
+        let fresh = storedHeaders(notModified.headers, mode: mode)
+        let bodyIsEncoded = entry.headers.contains(.contentEncoding)
+        for name in Set(fresh.map(\.name)) where name != .contentLength && name != .cacheStatus && (name != .contentEncoding || bodyIsEncoded) {
             headers.remove(name)
             for value in fresh.values(for: name) { headers.add(name, value) }
         }
@@ -24,14 +33,18 @@ extension HTTPCache {
     }
 
     /// Fields a stored response does not keep: the connection's, the encoding the transport
-    /// undid, `Set-Cookie`, and any earlier `Cache-Status`. `Age` is kept: it is the age the
-    /// response already had when it arrived (RFC 9111 §4.2.3's `age_value`), which every later
-    /// age counts from; a served response gets its own.
-    static func storedHeaders(_ headers: HTTPHeaders) -> HTTPHeaders {
+    /// undid, `Set-Cookie`, any earlier `Cache-Status`, and those its `Cache-Control` names in
+    /// `no-cache="…"` (RFC 9111 §5.2.2.4: never sent from the cache without validating) or, in a
+    /// shared cache, in `private="…"` (§5.2.2.7). `Age` is kept: it is the age the response
+    /// already had when it arrived (RFC 9111 §4.2.3's `age_value`), which every later age counts
+    /// from; a served response gets its own.
+    static func storedHeaders(_ headers: HTTPHeaders, mode: Mode = .private) -> HTTPHeaders {
         var kept = headers
         let connection = headers.values(for: HeaderName(rawValue: "Connection"))
             .flatMap { HTTPSyntax.parts(of: $0, separatedBy: UInt8(ascii: ",")) }.filter { !$0.isEmpty }.map { HeaderName(rawValue: $0) }
-        for name in connection + Self.unstoredFields { kept.remove(name) }
+        let said = CacheControl(headers.values(for: .cacheControl))
+        let withheld = (said.noCacheFields + (mode == .shared ? said.privateFields : [])).map { HeaderName(rawValue: $0) }
+        for name in connection + withheld + Self.unstoredFields { kept.remove(name) }
         if wasDecoded(headers.values(for: .contentEncoding)) { kept.remove(.contentEncoding) }
         return kept
     }

@@ -18,7 +18,7 @@
 ///
 /// **What it does.** A `GET` is answered from the store when a stored response for its URL
 /// matches the request's `Vary` fields and is fresh (`s-maxage` in ``Mode/shared``, `max-age`,
-/// `Expires`, or 10% of its age since `Last-Modified` when it gives none, at most a day), as the
+/// `Expires`, or 20% of its age since `Last-Modified` (``Options/heuristicFraction``) when it gives none, at most a day), as the
 /// request's own `Cache-Control` allows (`max-age`, `min-fresh`, `max-stale`, `no-cache`,
 /// `only-if-cached`, and `Pragma: no-cache`). A stale one with a validator is revalidated with
 /// `If-None-Match`/`If-Modified-Since`; a `304` refreshes its headers (not `Content-Length`) and
@@ -66,6 +66,11 @@ public struct HTTPCache: Middleware {
         /// The most heuristic freshness given to a response with `Last-Modified` and no explicit
         /// lifetime (RFC 9111 §4.2.2), in seconds; one day by default, `0` turns heuristics off.
         public var maximumHeuristicLifetime: TimeInterval
+        /// The share of a response's age at its `Date` (the time since its `Last-Modified`)
+        /// that it stays fresh by heuristics (RFC 9111 §4.2.2), up to
+        /// ``maximumHeuristicLifetime``: `0.2` by default, Squid's default; browsers and OkHttp
+        /// use `0.1`. Read between `0` and `1`; a value that is not finite reads as the default.
+        public var heuristicFraction: Double
         /// Whether a stored response, however stale, answers when the origin cannot be reached
         /// (a transport failure, not a cancellation): for apps that must show something
         /// offline. It comes with ``CacheStatus/stale``. `false` by default.
@@ -76,17 +81,24 @@ public struct HTTPCache: Middleware {
         ///   - mode: Whose cache it is.
         ///   - maximumEntrySize: The longest body stored; negative counts as `0`.
         ///   - maximumHeuristicLifetime: The most heuristic freshness, in seconds.
+        ///   - heuristicFraction: The share of the time since `Last-Modified` a response stays
+        ///     fresh by heuristics.
         ///   - servesStaleWhenOffline: Whether stale responses answer when the origin cannot
         ///     be reached.
         public init(
             mode: Mode = .private, maximumEntrySize: Int = 1 << 20, maximumHeuristicLifetime: TimeInterval = 86_400,
-            servesStaleWhenOffline: Bool = false
+            heuristicFraction: Double = 0.2, servesStaleWhenOffline: Bool = false
         ) {
             self.mode = mode
             self.maximumEntrySize = Swift.max(0, maximumEntrySize)
             self.maximumHeuristicLifetime = maximumHeuristicLifetime.isFinite ? Swift.max(0, maximumHeuristicLifetime) : 0
+            self.heuristicFraction = heuristicFraction
             self.servesStaleWhenOffline = servesStaleWhenOffline
         }
+
+        /// ``heuristicFraction`` as the cache reads it: between `0` and `1`, the default when
+        /// it is not finite.
+        var heuristicShare: Double { heuristicFraction.isFinite ? Swift.min(1, Swift.max(0, heuristicFraction)) : 0.2 }
     }
 
     /// Where responses are kept.
@@ -184,10 +196,18 @@ public struct HTTPCache: Middleware {
                     // nothing to freshen; ask again without conditions.
                     return try await fetch(request, key: key, next: next)
                 }
-                let updated = Self.updated(entry, with: response.head, requestTime: requestTime, responseTime: time.now)
+                let updated = Self.updated(entry, with: response.head, requestTime: requestTime, responseTime: time.now, mode: options.mode)
                 await store.store(updated)
                 let lifetime = freshnessLifetime(updated, said: CacheControl(updated.headers.values(for: .cacheControl)))
-                return serve(updated, age: CacheDecision.currentAge(updated, now: time.now), lifetime: lifetime, as: .revalidated)
+                var served = serve(updated, age: CacheDecision.currentAge(updated, now: time.now), lifetime: lifetime, as: .revalidated)
+                // What is never stored still reaches the caller from the origin's own answer: its
+                // cookies (a session refreshed on a 304) and the fields it withholds from a cache.
+                let withheld = CacheControl(response.headers.values(for: .cacheControl)).noCacheFields.map { HeaderName(rawValue: $0) }
+                for name in [HeaderName.setCookie] + withheld where !response.headers.values(for: name).isEmpty {
+                    served.headers.remove(name)
+                    for value in response.headers.values(for: name) { served.headers.add(name, value) }
+                }
+                return served
             }
             if (500..<600).contains(response.status), staleIfError {
                 response.body.cancel()
@@ -231,7 +251,7 @@ public struct HTTPCache: Middleware {
         let headers = request.headers
         let asked = CacheControl(headers.values(for: .cacheControl))
         let pragma = !headers.contains(.cacheControl) && headers.values(for: .pragma).contains { $0.lowercased().contains("no-cache") }
-        guard !asked.noCache, !pragma, request.cachePolicy != .reloadIgnoringLocalCacheData else { return nil }
+        guard !asked.noCache, asked.noCacheFields.isEmpty, !pragma, request.cachePolicy != .reloadIgnoringLocalCacheData else { return nil }
         await writes.wait(for: key)
         guard let entry = await storedEntry(for: request, key: key) else { return nil }
         let said = CacheControl(entry.headers.values(for: .cacheControl))
@@ -282,7 +302,7 @@ public struct HTTPCache: Middleware {
         guard let response = try? await revalidator.send(conditional) else { return }
         if response.status == 304 {
             if let tag = response.headers[.eTag], let stored = entry.headers[.eTag], Self.weakTag(tag) != Self.weakTag(stored) { return }
-            await store.store(Self.updated(entry, with: response, requestTime: requestTime, responseTime: time.now))
+            await store.store(Self.updated(entry, with: response, requestTime: requestTime, responseTime: time.now, mode: options.mode))
         } else if response.status < 500 {
             _ = await kept(StreamedResponse(response), request: original, key: key, requestTime: requestTime)
         }
@@ -302,7 +322,7 @@ public struct HTTPCache: Middleware {
         }
         let responseTime = time.now
         let varied = Self.variedFields(response.headers, request: request)
-        let headers = Self.storedHeaders(response.headers)
+        let headers = Self.storedHeaders(response.headers, mode: options.mode)
         let status = response.status
         if let data = response.body.inHand {
             guard data.count <= options.maximumEntrySize else {

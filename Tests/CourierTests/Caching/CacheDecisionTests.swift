@@ -84,10 +84,11 @@ struct CacheDecisionTests {
         #expect(Self.decide(entry, after: 100, options: shared).action == .revalidate(staleIfError: false))
     }
 
-    @Test func heuristicFreshnessIsATenthOfTheAgeSinceModifiedWithinTheLimit() {
+    @Test func heuristicFreshnessIsAFifthOfTheAgeSinceModifiedWithinTheLimit() {
         let modified = HTTPDate.format(Self.stored.addingTimeInterval(-1_000))
         let entry = Self.entry(nil, headers: ["Last-Modified": modified])
-        #expect(Self.decide(entry, after: 50).lifetime == 100)
+        #expect(Self.decide(entry, after: 50).lifetime == 200)
+        #expect(Self.decide(entry, after: 50, options: HTTPCache.Options(heuristicFraction: 0.1)).lifetime == 100)
         #expect(Self.decide(entry, after: 50).action == .serve(.hit, detail: nil))
         #expect(Self.decide(entry, after: 50, options: HTTPCache.Options(maximumHeuristicLifetime: 10)).action == .revalidate(staleIfError: false))
     }
