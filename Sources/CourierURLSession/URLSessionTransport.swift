@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transports) import CourierCore
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -271,4 +271,4 @@ public final class URLSessionTransport: Transport {
 
 /// Gathers a buffered hop under the exchange's rules (``StreamOptions/buffersBody`` with a size
 /// limit or a timeout): one wake-up for the caller, the rules watching every chunk.
-extension URLSessionTransport: GathersUnderRules {}
+@_spi(Transports) extension URLSessionTransport: GathersUnderRules {}

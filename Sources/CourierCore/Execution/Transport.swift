@@ -37,9 +37,12 @@ public protocol Transport: Sendable {
     func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse
 }
 
-/// A transport of this package that, asked for a body in hand (``StreamOptions/buffersBody``)
-/// with ``StreamOptions/rules``, gathers it into a stream armed with those rules from its first
-/// byte (the size limit and the idle timer watch it arrive) and returns once it is complete: one
-/// wake-up for the caller instead of one per chunk. The exchange asks any other transport to
-/// stream whenever a rule has to watch the body.
-package protocol GathersUnderRules: Transport {}
+/// A transport that, asked for a body in hand (``StreamOptions/buffersBody``) with
+/// ``StreamOptions/rules``, gathers it held to those rules from its first byte (the size limit
+/// counts the bytes, the idle timer watches them arrive) and returns once it is complete: one
+/// wake-up for the caller instead of one per chunk, and no task of its own for the hop's timer.
+/// The exchange asks any other transport to stream whenever a rule has to watch the body.
+///
+/// For Courier's own transports (URLSession, CourierNIO, AsyncHTTPClient): what the rules ask of
+/// the transport is in ``BodyRules``.
+@_spi(Transports) public protocol GathersUnderRules: Transport {}

@@ -8,9 +8,16 @@
 /// where the transport hands the bytes over: the size limit (counted as bytes arrive, so memory
 /// stays bounded whoever reads), the framing check (a body that ends shorter or longer than its
 /// `Content-Length` fails), and the idle timer (each chunk is activity).
-package struct BodyRules: Sendable {
-    /// The most body bytes, or `nil`.
-    var maximumSize: Int?
+///
+/// A transport that gathers under the rules (``GathersUnderRules``) does three things with them:
+/// it starts the idle timer when the hop starts (``watch(onIdle:)``, whose action stops the
+/// transfer; the exchange then reports the timeout), reports activity as bytes arrive
+/// (``noteActivity()``; upload progress already counts), and stops gathering past
+/// ``maximumSize`` with ``tooLarge(head:)``. The exchange stops the timer and checks the framing
+/// once the body is in hand.
+@_spi(Transports) public struct BodyRules: Sendable {
+    /// The most body bytes (after any content coding is undone), or `nil` for no limit.
+    public internal(set) var maximumSize: Int?
     /// The length the framing rule holds the body to, or `nil` when it does not check this one.
     var expectedLength: Int?
     /// The idle timer of the request's ``Request/timeout``, or `nil`.
@@ -34,6 +41,32 @@ package struct BodyRules: Sendable {
 
     /// The error when the timer fires.
     var timedOut: CourierError { CourierError.timedOut(.init(.idle, limit: timer?.timeout), request: request) }
+
+    /// How long the hop may go without activity, or `nil` when it has no timeout.
+    public var idleTimeout: Duration? { timer?.timeout }
+
+    /// Starts the idle timer, when there is one: `onIdle` runs once, from another thread, if the
+    /// hop goes without activity (``noteActivity()``, upload progress) for ``idleTimeout``. It
+    /// should stop the transfer promptly; the exchange then fails the hop as timed out.
+    /// - Parameter onIdle: Stops the transfer.
+    public func watch(onIdle: @escaping @Sendable () -> Void) {
+        timer?.start(onIdle: onIdle)
+    }
+
+    /// Records activity now (a head or body bytes arrived): a cheap clock read and a lock.
+    public func noteActivity() {
+        timer?.touch()
+    }
+
+    /// The error for a body that went past ``maximumSize``, keeping `head`'s status and fields
+    /// (not its body).
+    /// - Parameter head: The response's head.
+    /// - Returns: ``CourierError/Cause/responseTooLarge(limit:)``, naming the request.
+    public func tooLarge(head: Response) -> CourierError {
+        var rules = self
+        rules.head = head
+        return rules.tooLarge
+    }
 
     /// The framing error for a body that ended after `received` bytes, if it is one.
     func framingError(received: Int) -> CourierError? {

@@ -177,9 +177,9 @@ public struct StreamOptions: Sendable {
     /// this): a transport that gathers a body faster than it streams one may then hand it over in
     /// hand (``ByteStream/bufferedData``). Limits still apply. `false` by default.
     public var buffersBody = false
-    /// The exchange's rules for a body gathered whole by a transport of this package that
-    /// applies them as the bytes arrive (``GathersUnderRules``); `nil` otherwise.
-    package var rules: BodyRules?
+    /// The exchange's rules for a body gathered whole by a transport that applies them as the
+    /// bytes arrive (``GathersUnderRules``); `nil` otherwise.
+    @_spi(Transports) public var rules: BodyRules?
     /// Where the transport records the phases of this hop (``HopTimings``): set by the exchange
     /// when something reads them, `nil` otherwise. A transport records what it sees and leaves
     /// the rest: the exchange marks the head and a body in hand itself.

@@ -55,6 +55,29 @@ struct PoolTests {
         await transport.shutdown()
     }
 
+    /// A hop read whole with a timeout waits in the pool's line on the transport's own terms (no
+    /// task of its own, the body gathered under the rules): its idle timer still counts the
+    /// wait, takes it out of the line, and the call says which limit fired.
+    @Test(.timeLimit(.minutes(1))) func aGatheredHopWaitingForAConnectionTimesOutAndLeavesTheLine() async throws {
+        let stream = try servers().stream
+        let origin = try Self.origin(stream)
+        let transport = try NIOTransport(configuration: NIOTransport.Configuration(connectionsPerHost: 1))
+        let executor = NIOExecutor(transport: transport)
+        let key = UUID().uuidString
+        let held = try await executor.stream(.get |> url(stream + "/gated") |> query("key", key))
+        let error = await #expect(throws: CourierError.self) { try await executor.send(.get |> url(stream + "/log") |> timeout(0.3)) }
+        guard case .timedOut? = error?.cause else {
+            Issue.record("a hop that waited past its timeout ended with \(String(describing: error))")
+            return
+        }
+        #expect(error?.timeout?.kind == .idle && error?.timeout?.limit == .milliseconds(300))
+        #expect(transport.connectionCounts(origin) == .init(open: 1, http2: 0, waiting: 0))
+        try await Self.open(key, stream: stream)
+        #expect(try await held.body.collect(upTo: 1 << 20).count == 10_000)
+        #expect(try await executor.send(.get |> url(stream + "/log") |> timeout(30)).status == 200)
+        await transport.shutdown()
+    }
+
     @Test func hopsBeyondTheLimitWaitTheirTurnAndAllFinish() async throws {
         let stream = try servers().stream
         let origin = try Self.origin(stream)

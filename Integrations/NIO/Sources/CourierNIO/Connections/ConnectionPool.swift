@@ -51,7 +51,7 @@ final class ConnectionPool: Sendable {
     /// - Throws: The failure to connect (also while the origin backs off after one),
     ///   `CancellationError` when the task is cancelled while it waits,
     ///   ``NIOTransportError/shutDown`` after ``shutdown(gracePeriod:)``.
-    func lease(_ origin: Origin, timings: HopTimings.Recorder? = nil) async throws -> Lease {
+    func lease(_ origin: Origin, timings: HopTimings.Recorder? = nil, watch: HopWatch? = nil) async throws -> Lease {
         enum First {
             case served(Lease)
             case actions(WaiterID, [PoolStateMachine.Action])
@@ -98,6 +98,9 @@ final class ConnectionPool: Sendable {
         let queued = !actions.contains { if case .open(_, _, waiter) = $0 { true } else { false } }
         if queued, timings?.timings.queued == nil { timings?.begin(.queued) }
         defer { if queued { timings?.end(.queued) } }
+        // A hop's idle timer that fires while it waits takes it out of the line, as a cancelled
+        // task would.
+        watch?.waiting { [weak self] in self?.event { $0.cancel(waiter) } }
         let lease = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
                 let outcome = state.withLockedValue { state -> Result<Lease, any Error>? in

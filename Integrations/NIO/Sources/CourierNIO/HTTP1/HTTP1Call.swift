@@ -43,12 +43,18 @@ package final class HTTP1Call: @unchecked Sendable {
     let gathers: Bool
     /// Where the hop records its request and response moments, when something reads them.
     let timings: HopTimings.Recorder?
+    /// What a gathered body is held to, when the exchange set rules.
+    let rules: GatheringRules?
     private let promise: EventLoopPromise<HTTP1Answer>
 
     private weak var handler: HTTP1Handler?
     private var channel: (any Channel)?
     private var response: HTTPResponseHead?
     private var gathered: ByteBuffer?
+    /// The most raw bytes gathered for this response (``GatheringRules/gatherLimit``).
+    private var gatherLimit: Int?
+    /// The gathered body went past its limit: the rest is dropped while the call fails with this.
+    private var overLimit: (any Error)?
     private var source: Pieces.Source?
     private var finished = false
     /// Response bytes arrived (a failure after them is not a lost connection).
@@ -59,8 +65,9 @@ package final class HTTP1Call: @unchecked Sendable {
 
     package init(
         head: HTTPRequestHead, bodyInHand: ByteBuffer?, upload: FramedBody?, progress: TransferProgress?, gathers: Bool,
-        timings: HopTimings.Recorder? = nil, eventLoop: any EventLoop
+        timings: HopTimings.Recorder? = nil, rules: GatheringRules? = nil, eventLoop: any EventLoop
     ) {
+        self.rules = gathers ? rules : nil
         self.head = head
         self.bodyInHand = bodyInHand
         self.upload = upload
@@ -130,6 +137,10 @@ package final class HTTP1Call: @unchecked Sendable {
         receivedAny = true
         response = head
         timings?.mark(.firstByte)
+        if let rules {
+            rules.rules.noteActivity()
+            gatherLimit = rules.gatherLimit(head)
+        }
         guard !gathers else { return }
         let made = Pieces.makeSequence(
             backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false, delegate: PiecesDelegate(call: self))
@@ -142,11 +153,23 @@ package final class HTTP1Call: @unchecked Sendable {
     func receivedBody(_ buffer: ByteBuffer) -> Bool {
         guard !finished else { return true }
         if gathers {
+            guard overLimit == nil else { return true }
+            rules?.rules.noteActivity()
             var buffer = buffer
             if gathered == nil {
                 gathered = buffer
             } else {
                 gathered?.writeBuffer(&buffer)
+            }
+            if let gatherLimit, let rules, let response, (gathered?.readableBytes ?? 0) > gatherLimit {
+                // Past the size limit: nothing more is kept, and the call fails with the head
+                // (out of the handler's pass over its actions; the connection closes).
+                let error = rules.tooLarge(response)
+                overLimit = error
+                gathered = nil
+                promise.futureResult.eventLoop.execute {
+                    if let handler = self.handler { handler.abandon(self, with: error) } else { self.fail(error) }
+                }
             }
             return true
         }
@@ -155,6 +178,8 @@ package final class HTTP1Call: @unchecked Sendable {
 
     func receivedEnd() {
         guard !finished else { return }
+        // The whole body came in the same read as the bytes past the limit.
+        if let overLimit { return fail(overLimit) }
         finished = true
         timings?.mark(.bodyEnded)
         // An answer before the whole upload (the server read no further): the rest is not sent.
@@ -235,6 +260,18 @@ package final class HTTP1Call: @unchecked Sendable {
             }
         }
     }
+}
+
+/// What a body gathered on the loop is held to (``/Courier/GathersUnderRules``): each head and
+/// piece is activity for the exchange's idle timer, and past ``gatherLimit`` raw bytes the call
+/// fails with ``tooLarge`` and its connection closes.
+package struct GatheringRules: Sendable {
+    /// The exchange's rules.
+    let rules: BodyRules
+    /// The most raw bytes gathered for a response with this head, or `nil`.
+    let gatherLimit: @Sendable (HTTPResponseHead) -> Int?
+    /// The error past that limit, with the head.
+    let tooLarge: @Sendable (HTTPResponseHead) -> any Error
 }
 
 /// Tells the call when the reader of its streamed body wants more, or left.

@@ -1,5 +1,5 @@
 @_spi(NIOTransports) import CourierNIOSupport
-import CourierCore
+@_spi(Transports) import CourierCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -17,18 +17,26 @@ struct BodyReader: Sendable {
     /// The `Content-Encoding` to undo, if any.
     let contentEncoding: String?
 
-    /// The whole body, decoded.
-    /// - Throws: ``/Courier/CourierError`` for a corrupt or cut compressed body.
-    func whole(_ buffer: ByteBuffer?) throws -> Data {
+    /// The whole body, decoded; held to the size limit of `rules` as it is decoded (a small body
+    /// that inflates past it stops there, with the error that keeps `head`).
+    /// - Throws: ``/Courier/CourierError`` for a corrupt or cut compressed body, or past the limit.
+    func whole(_ buffer: ByteBuffer?, rules: BodyRules? = nil, head: @autoclosure () -> Response) throws -> Data {
         guard let buffer, buffer.readableBytes > 0 else { return Data() }
         let data = Data(buffer: buffer, byteTransferStrategy: buffer.readableBytes >= 4096 ? .noCopy : .copy)
         guard let inflater = Inflater(contentEncoding: contentEncoding) else { return data }
+        let limit = rules?.maximumSize ?? .max
         var decoded = Data()
         var offset = 0
-        do {
-            while let piece = try inflater.nextPiece(of: data, from: &offset) { decoded.append(piece) }
-        } catch {
-            throw CourierError(error.cause, request: request)
+        while true {
+            let piece: Data?
+            do {
+                piece = try inflater.nextPiece(of: data, from: &offset)
+            } catch {
+                throw CourierError(error.cause, request: request)
+            }
+            guard let piece else { break }
+            decoded.append(piece)
+            if decoded.count > limit, let rules { throw rules.tooLarge(head: head()) }
         }
         guard inflater.isComplete else { throw truncated }
         return decoded

@@ -96,9 +96,14 @@ public final class NIOTransport: Transport {
             throw CourierError(error.cause, request: request)
         }
         let (head, body, upload) = render(request, target: target)
+        // A body gathered under the exchange's rules: its idle timer watches the hop from here
+        // (a wait for a connection included) on this transport's own terms, with no task of
+        // its own, and the loop holds the gathered bytes to the size limit.
+        let watch = HopWatch(options.rules)
+        let gathering = options.buffersBody ? options.rules.map { gatheringRules($0, url: url) } : nil
         let lease: ConnectionPool.Lease
         do {
-            lease = try await pool.lease(target.origin, timings: options.timings)
+            lease = try await pool.lease(target.origin, timings: options.timings, watch: watch)
         } catch {
             // A connection that could not be made (or was not tried) carried no earlier hop:
             // the exchange does not send the hop again on a new one.
@@ -123,8 +128,12 @@ public final class NIOTransport: Transport {
             }
             call = HTTP1Call(
                 head: head, bodyInHand: body, upload: upload, progress: options.uploadProgress,
-                gathers: options.buffersBody, timings: options.timings, eventLoop: connection.channel.eventLoop)
+                gathers: options.buffersBody, timings: options.timings, rules: gathering, eventLoop: connection.channel.eventLoop)
             let pool = self.pool
+            guard watch?.watching(call) ?? true else {
+                pool.release(id, connection, reusable: true)
+                throw CourierError(.cancelled, request: request)
+            }
             call.start(on: connection.channel, handler: connection.handler) { reusable in pool.release(id, connection, reusable: reusable) }
         case .http2(let connection, let isNew):
             reused = nil
@@ -138,7 +147,11 @@ public final class NIOTransport: Transport {
             }
             call = HTTP1Call(
                 head: head, bodyInHand: body, upload: upload, progress: options.uploadProgress,
-                gathers: options.buffersBody, timings: options.timings, eventLoop: stream.eventLoop)
+                gathers: options.buffersBody, timings: options.timings, rules: gathering, eventLoop: stream.eventLoop)
+            guard watch?.watching(call) ?? true else {
+                stream.close(promise: nil)
+                throw CourierError(.cancelled, request: request)
+            }
             // A stream is used once: it closes with its response.
             call.start(on: stream, handler: handler) { _ in }
             sharedStream = stream
@@ -166,18 +179,39 @@ public final class NIOTransport: Transport {
             }
             throw mapped
         }
-        let headers = answer.head.headers
-        let response = Response(
-            status: Int(answer.head.status.code), urlString: url, field: { headers.first(name: $0.rawValue) },
-            headers: { Self.convert(headers) })
+        watch?.finished()
+        let response = Self.response(answer.head, url: url)
         let reader = BodyReader(
             request: request, contentEncoding: configuration.decodesBodies ? Self.coding(of: answer, answering: request.method) : nil)
         switch answer.body {
         case .complete(let buffer):
-            return StreamedResponse(head: response, body: ByteStream(try reader.whole(buffer)))
+            return StreamedResponse(head: response, body: ByteStream(try reader.whole(buffer, rules: options.rules, head: response)))
         case .streaming(let pieces):
             return StreamedResponse(head: response, body: reader.stream(pieces, bufferLimit: options.bufferLimit))
         }
+    }
+
+    /// A response head in Courier's form, its fields converted only when asked for.
+    private static func response(_ head: HTTPResponseHead, url: String) -> Response {
+        let headers = head.headers
+        return Response(
+            status: Int(head.status.code), urlString: url, field: { headers.first(name: $0.rawValue) }, headers: { Self.convert(headers) })
+    }
+
+    /// What the loop holds a gathered body to under `rules`: the size limit on the raw bytes
+    /// (with room for a coding's framing when the body is decoded afterwards: gzip and deflate
+    /// never grow data by more than that, so a coded body past it decodes past the limit too;
+    /// the decoded bytes are held to the limit itself), and the error with the head.
+    private func gatheringRules(_ rules: BodyRules, url: String) -> GatheringRules {
+        let decodes = configuration.decodesBodies
+        return GatheringRules(
+            rules: rules,
+            gatherLimit: { head in
+                guard let limit = rules.maximumSize else { return nil }
+                guard decodes, head.headers.contains(name: "content-encoding") else { return limit }
+                return limit > Int.max / 2 ? Int.max : limit + limit / 512 + 64
+            },
+            tooLarge: { head in rules.tooLarge(head: Self.response(head, url: url)) })
     }
 
     /// `error` saying, when it is a lost connection, whether that connection had carried earlier
@@ -268,3 +302,8 @@ extension TimeAmount {
         self = overflow ? .nanoseconds(.max) : .nanoseconds(scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue)
     }
 }
+
+/// A body read whole is gathered on the connection's event loop under the exchange's rules: the
+/// idle timer watches the hop and the loop counts the bytes against the size limit, so a request
+/// with a timeout or a size limit costs no task and no stream of its own.
+@_spi(Transports) extension NIOTransport: GathersUnderRules {}
