@@ -57,7 +57,10 @@ do {
         exit(0)
     }
     if arguments.contains("--cookies") {
-        print(try CookieBenchmarks.storeAtTheCap(runs: runs, iterations: option("--iterations").flatMap(Int.init) ?? 1_000).row())
+        let iterations = option("--iterations").flatMap(Int.init)
+        print(try CookieBenchmarks.storeAtTheCap(runs: runs, iterations: iterations ?? 1_000).row())
+        print(try CookieBenchmarks.headerForABusyHost(runs: runs, iterations: iterations ?? 10_000).row())
+        print(try CookieBenchmarks.storeForABusyHost(runs: runs, iterations: iterations ?? 10_000).row())
         exit(0)
     }
     if arguments.contains("--memory-loop") {

@@ -159,7 +159,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
             remove(old.key)
         } else {
             // Cookies stored at one instant keep the order they came in.
-            cookie.created = later(than: latestCreation, now: cookie.created)
+            cookie.created = Self.later(than: latestCreation, now: cookie.created)
             latestCreation = cookie.created
         }
         guard !cookie.isExpired(at: now) else { return }
@@ -188,27 +188,72 @@ public struct CookieJar: Sendable, Hashable, Codable {
     ///   - now: The current time.
     /// - Returns: The cookies, possibly none.
     public mutating func cookies(for url: URL, at now: Date) -> [Cookie] {
+        let found = matching(url, at: now)
+        guard found.count > 1 else { return found }
+        return Self.sendingOrder(found).map { found[$0] }
+    }
+
+    /// The cookies that go to `url`, in no order, marked used; the expired ones of the domains
+    /// looked at are removed.
+    private mutating func matching(_ url: URL, at now: Date) -> [Cookie] {
         guard count > 0, let target = CookieTarget(url) else { return [] }
         var found: [Cookie] = []
+        // One use for the call: the cookies sent together were used at one instant.
+        var stamp: Date?
         for domain in Self.candidateDomains(of: target) {
-            guard var bucket = domains[domain] else { continue }
-            var changed = false
-            for (key, cookie) in bucket {
-                if cookie.isExpired(at: now) {
-                    bucket[key] = nil
-                    count -= 1
-                    changed = true
-                } else if cookie.matches(target) {
-                    let used = use(at: now)
-                    bucket[key]?.lastAccess = used
-                    uses.append(key, at: used)
-                    changed = true
-                    found.append(cookie)
-                }
-            }
-            if changed { domains[domain] = bucket.isEmpty ? nil : bucket }
+            guard let index = domains.index(forKey: domain) else { continue }
+            // Changed in place (the bucket is not copied), its cookies reached by position.
+            let (removed, emptied) = Self.collect(
+                from: &domains.values[index], for: target, at: now, stamp: &stamp, latestUse: &latestUse, uses: &uses, into: &found)
+            count -= removed
+            if emptied { domains.remove(at: index) }
         }
-        return found.sorted(by: Self.sendsFirst)
+        // Reads add to the order of uses too: kept as compact as stores keep it.
+        if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.values)) }
+        return found
+    }
+
+    /// The positions of `cookies` in the order the `Cookie` field lists them (``sendsFirst``):
+    /// indices are sorted, not cookies (a cookie is a large value to move), and the path's
+    /// length and the creation time, which decide almost every pair, are read once.
+    private static func sendingOrder(_ cookies: [Cookie]) -> [Int] {
+        let keys = cookies.map { (length: $0.path.utf8.count, created: $0.created) }
+        return cookies.withUnsafeBufferPointer { cookies in
+            keys.indices.sorted { a, b in
+                if keys[a].length != keys[b].length { return keys[a].length > keys[b].length }
+                if keys[a].created != keys[b].created { return keys[a].created < keys[b].created }
+                return sendsFirst(cookies[a], cookies[b])
+            }
+        }
+    }
+
+    /// Adds the cookies of `bucket` that go to `target` to `found`, marked used at `stamp` (made
+    /// at the first one, after `latestUse`), and removes the expired; how many it removed, and
+    /// whether the bucket is empty now.
+    private static func collect(
+        from bucket: inout [Cookie.Key: Cookie], for target: CookieTarget, at now: Date, stamp: inout Date?, latestUse: inout Date,
+        uses: inout UseOrder, into found: inout [Cookie]
+    ) -> (removed: Int, emptied: Bool) {
+        var expired: [Cookie.Key] = []
+        var domain: String?
+        var position = bucket.startIndex
+        while position != bucket.endIndex {
+            defer { position = bucket.index(after: position) }
+            if bucket.values[position].isExpired(at: now) {
+                expired.append(bucket.keys[position])
+            } else if bucket.values[position].matches(target) {
+                let used = stamp ?? later(than: latestUse, now: now)
+                stamp = used
+                latestUse = used
+                bucket.values[position].lastAccess = used
+                found.append(bucket.values[position])
+                domain = domain ?? bucket.keys[position].domain
+            }
+        }
+        // One entry for the domain's cookies used together, not one per cookie.
+        if let domain, let stamp { uses.append(domain: domain, at: stamp) }
+        for key in expired { bucket[key] = nil }
+        return (expired.count, bucket.isEmpty)
     }
 
     /// The order cookies go in a `Cookie` field: the longer path first, then the older (RFC 6265
@@ -229,10 +274,24 @@ public struct CookieJar: Sendable, Hashable, Codable {
     ///   - now: The current time.
     /// - Returns: The field value.
     public mutating func cookieHeader(for url: URL, at now: Date) -> String? {
-        let cookies = cookies(for: url, at: now)
-        guard !cookies.isEmpty else { return nil }
-        // A nameless cookie goes as its value alone (RFC 6265bis §5.8.3).
-        return cookies.map { $0.name.isEmpty ? $0.value : "\($0.name)=\($0.value)" }.joined(separator: "; ")
+        let found = matching(url, at: now)
+        guard !found.isEmpty else { return nil }
+        let order = found.count > 1 ? Self.sendingOrder(found) : [0]
+        // Written as bytes and made a string once: many small appends to a String cost more.
+        return found.withUnsafeBufferPointer { cookies in
+            var field: [UInt8] = []
+            field.reserveCapacity(cookies.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 })
+            for index in order {
+                if !field.isEmpty { field.append(contentsOf: [UInt8(ascii: ";"), UInt8(ascii: " ")]) }
+                // A nameless cookie goes as its value alone (RFC 6265bis §5.8.3).
+                if !cookies[index].name.isEmpty {
+                    field.append(contentsOf: cookies[index].name.utf8)
+                    field.append(UInt8(ascii: "="))
+                }
+                field.append(contentsOf: cookies[index].value.utf8)
+            }
+            return String(decoding: field, as: UTF8.self)
+        }
     }
 
     /// Removes every cookie that has expired at `now`.
@@ -286,12 +345,12 @@ public struct CookieJar: Sendable, Hashable, Codable {
 
     /// `now`, or just after the latest use when that is not earlier.
     private mutating func use(at now: Date) -> Date {
-        latestUse = later(than: latestUse, now: now)
+        latestUse = Self.later(than: latestUse, now: now)
         return latestUse
     }
 
     /// `now`, or the instant just after `latest` when `now` is not later.
-    private func later(than latest: Date, now: Date) -> Date {
+    private static func later(than latest: Date, now: Date) -> Date {
         now > latest ? now : Date(timeIntervalSinceReferenceDate: latest.timeIntervalSinceReferenceDate.nextUp)
     }
 
@@ -335,13 +394,24 @@ public struct CookieJar: Sendable, Hashable, Codable {
         }
     }
 
-    /// Keys in the order of their uses, for eviction: an array read from a moving front.
+    /// Keys in the order of their uses, for eviction: an array read from a moving front. An
+    /// entry names one cookie (a store), or a domain whose cookies were used together at its
+    /// time (a read marks them all with one time: one entry, not one per cookie).
     private struct UseOrder: Sendable {
-        private var entries: [(at: Date, key: Cookie.Key)] = []
+        private enum Used: Sendable {
+            case cookie(Cookie.Key)
+            case domain(String)
+        }
+
+        private var entries: [(at: Date, used: Used)] = []
         private var front = 0
 
         mutating func append(_ key: Cookie.Key, at time: Date) {
-            entries.append((time, key))
+            entries.append((time, .cookie(key)))
+        }
+
+        mutating func append(domain: String, at time: Date) {
+            entries.append((time, .domain(domain)))
         }
 
         /// Whether stale entries outnumber live cookies enough to rebuild (amortized: a rebuild
@@ -352,30 +422,57 @@ public struct CookieJar: Sendable, Hashable, Codable {
 
         /// One entry per cookie, by last use.
         mutating func rebuild(from cookies: some Sequence<Cookie>) {
-            entries = cookies.map { ($0.lastAccess, $0.key) }.sorted { $0.at < $1.at }
+            entries = cookies.map { ($0.lastAccess, .cookie($0.key)) }.sorted { $0.at < $1.at }
             front = 0
         }
 
-        /// The least recently used cookie's key other than `sparing`, taken off the front;
-        /// entries of removed cookies and of cookies used again since are dropped on the way.
+        /// The least recently used cookie's key other than `sparing`, from the front; entries of
+        /// removed cookies and of cookies used again since are dropped on the way. A domain's
+        /// entry gives its cookies still last used at its time, oldest created first (as a
+        /// domain's own eviction orders ties), and stays at the front until none is left.
         mutating func leastRecentlyUsed(in domains: [String: [Cookie.Key: Cookie]], sparing: Cookie.Key) -> Cookie.Key? {
-            var spared: (at: Date, key: Cookie.Key)?
+            var spared: (at: Date, used: Used)?
             defer { if let spared { entries.append(spared) } }
             while front < entries.count {
                 let entry = entries[front]
-                front += 1
-                guard let cookie = domains[entry.key.domain]?[entry.key], cookie.lastAccess == entry.at else { continue }
-                if entry.key == sparing {
-                    spared = entry
-                    continue
+                switch entry.used {
+                case .cookie(let key):
+                    front += 1
+                    guard let cookie = domains[key.domain]?[key], cookie.lastAccess == entry.at else { continue }
+                    if key == sparing {
+                        spared = entry
+                        continue
+                    }
+                    trimFront()
+                    return key
+                case .domain(let domain):
+                    var oldest: (created: Date, key: Cookie.Key)?
+                    var holdsSparing = false
+                    for cookie in domains[domain]?.values ?? [:].values where cookie.lastAccess == entry.at {
+                        if cookie.key == sparing {
+                            holdsSparing = true
+                        } else if oldest.map({ cookie.created < $0.created }) ?? true {
+                            oldest = (cookie.created, cookie.key)
+                        }
+                    }
+                    guard let oldest else {
+                        // Spent: the cookie spared keeps an entry of its own.
+                        front += 1
+                        if holdsSparing { spared = (entry.at, .cookie(sparing)) }
+                        continue
+                    }
+                    return oldest.key
                 }
-                if front > 4096, front * 2 > entries.count {
-                    entries.removeFirst(front)
-                    front = 0
-                }
-                return entry.key
             }
             return nil
+        }
+
+        /// Drops the entries before the front once they are most of the array.
+        private mutating func trimFront() {
+            if front > 4096, front * 2 > entries.count {
+                entries.removeFirst(front)
+                front = 0
+            }
         }
     }
 

@@ -108,6 +108,25 @@ struct CookieJarTests {
         #expect(Set(jar.cookies.map(\.name)) == ["new", "newer"])
     }
 
+    /// Cookies sent together are used at one instant (the jar records that once per domain, not
+    /// once per cookie): at the jar's limit the least recently used still goes first, a cookie
+    /// of another site before them, then the older created of the two sent together.
+    @Test func cookiesUsedTogetherAreEvictedInTheOrderOfTheirUse() throws {
+        var jar = CookieJar(policy: .init(maximumCookies: 3))
+        let x = try #require(URL(string: "https://x.test/")), y = try #require(URL(string: "https://y.test/"))
+        jar.store(setCookie: ["x1=1", "x2=1"], from: x, at: Self.now)
+        jar.store(setCookie: ["y1=1"], from: y, at: Self.now.addingTimeInterval(1))
+        #expect(jar.cookieHeader(for: x, at: Self.now.addingTimeInterval(2)) == "x1=1; x2=1")
+        jar.store(setCookie: ["z1=1"], from: URL(string: "https://z.test/")!, at: Self.now.addingTimeInterval(3))
+        #expect(Set(jar.cookies.map(\.name)) == ["x1", "x2", "z1"])
+        jar.store(setCookie: ["z2=1"], from: URL(string: "https://z.test/")!, at: Self.now.addingTimeInterval(4))
+        #expect(Set(jar.cookies.map(\.name)) == ["x2", "z1", "z2"])
+        // Many reads later the order still holds, and a read keeps no more than it needs.
+        for second in 5..<2_005 { _ = jar.cookieHeader(for: x, at: Self.now.addingTimeInterval(Double(second))) }
+        jar.store(setCookie: ["w1=1"], from: URL(string: "https://w.test/")!, at: Self.now.addingTimeInterval(3_000))
+        #expect(Set(jar.cookies.map(\.name)) == ["x2", "z2", "w1"])
+    }
+
     @Test(arguments: [CookieJar.Policy(maximumCookiesPerDomain: 0), .init(maximumCookies: 0), .init(maximumCookiesPerDomain: -5, maximumCookies: -1)])
     func aLimitOfZeroKeepsNothing(policy: CookieJar.Policy) {
         var jar = CookieJar(policy: policy)
