@@ -5,8 +5,9 @@
 //
 //   CourierAHCBenchmarks --live-row small|noContent|large --variant V --url BASE --concurrency N --total T
 //     V: ahc-raw, ahc-courier (the request built once), ahc-raw-built, ahc-courier-built (built
-//     for each call, as an app does), nio-courier, nio-courier-built (Courier's own transport,
-//     CourierNIO), urlsession-raw, urlsession-courier
+//     for each call, as an app does), ahc-courier-served (built for each call with a 30 s
+//     timeout and a 16 MB size limit, as servers configure it), nio-courier, nio-courier-built,
+//     nio-courier-served (Courier's own transport, CourierNIO), urlsession-raw, urlsession-courier
 //   CourierAHCBenchmarks --streaming stream-ahc|stream-ahc-raw|stream-nio --address URL
 //
 //   add --ca FILE (and --http1) for the HTTPS rows: TLS trusting FILE, HTTP/2 by ALPN or HTTP/1.1
@@ -137,17 +138,34 @@ func courierSender(_ kind: Kind, base: String, executor: any Executor) -> @Senda
 }
 
 /// Courier as an app calls it: the request and resource built for each call (a base URL, a
-/// path, a bearer token, the decoder), not once outside the loop.
-func courierBuiltSender(_ kind: Kind, base: String, executor: any Executor) -> @Sendable () async throws -> Void {
+/// path, a bearer token, the decoder), not once outside the loop. `served`: as the README tells
+/// servers to configure it, a 30 s timeout on each request (the executor then holds a 16 MB size
+/// limit, see ``servedExecutor(_:)``), as raw AsyncHTTPClient's `execute(_:timeout:)` and
+/// `collect(upTo:)` do.
+func courierBuiltSender(_ kind: Kind, base: String, executor: any Executor, served: Bool = false) -> @Sendable () async throws -> Void {
     let token = "benchmark-token"
+    let limit = servedLimits(served)
     switch kind {
     case .small:
-        return { blackHole(try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> decode(Payload.self))) }
+        return { blackHole(try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> limit |> decode(Payload.self))) }
     case .large:
-        return { blackHole(try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> decode([Payload].self))) }
+        return { blackHole(try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> limit |> decode([Payload].self))) }
     case .noContent:
-        return { try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> decodeEmpty()) }
+        return { try await executor.send(.get |> baseURL(base) |> path(kind.path) |> bearer(token) |> limit |> decodeEmpty()) }
     }
+}
+
+/// A 30 s timeout when `served`, nothing otherwise.
+func servedLimits(_ served: Bool) -> RequestBuilder {
+    if served { return timeout(30) }
+    return { request in request }
+}
+
+/// `executor` with the size limit servers set: 16 MB, as the raw client's `collect(upTo:)`.
+func servedExecutor<E: Executor>(_ executor: E) -> E {
+    var executor = executor
+    executor.maximumResponseSize = 16 << 20
+    return executor
 }
 
 /// The hand-written AsyncHTTPClient client: the body collected into one buffer, a status check,
@@ -203,17 +221,28 @@ func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total:
         let made = HTTPClient(eventLoopGroup: .singletonMultiThreadedEventLoopGroup, configuration: baseConfiguration())
         client = made
         send = rawAHCSender(kind, base: base, client: made, builtEachCall: variant == "ahc-raw-built")
-    case "ahc-courier", "ahc-courier-built":
+    case "ahc-courier", "ahc-courier-built", "ahc-courier-served":
         let made = HTTPClient(
             eventLoopGroup: .singletonMultiThreadedEventLoopGroup,
             configuration: AsyncHTTPClientExecutor.clientConfiguration(baseConfiguration()))
         client = made
         let executor = try AsyncHTTPClientExecutor(client: made)
-        send = variant == "ahc-courier" ? courierSender(kind, base: base, executor: executor) : courierBuiltSender(kind, base: base, executor: executor)
-    case "nio-courier", "nio-courier-built":
+        switch variant {
+        case "ahc-courier": send = courierSender(kind, base: base, executor: executor)
+        case "ahc-courier-built": send = courierBuiltSender(kind, base: base, executor: executor)
+        default: send = courierBuiltSender(kind, base: base, executor: servedExecutor(executor), served: true)
+        }
+    case "nio-courier", "nio-courier-built", "nio-courier-served", "nio-courier-timeout", "nio-courier-limit":
         let transport = try NIOTransport(configuration: nioConfiguration())
         let executor = NIOExecutor(transport: transport)
-        send = variant == "nio-courier" ? courierSender(kind, base: base, executor: executor) : courierBuiltSender(kind, base: base, executor: executor)
+        switch variant {
+        case "nio-courier": send = courierSender(kind, base: base, executor: executor)
+        case "nio-courier-built": send = courierBuiltSender(kind, base: base, executor: executor)
+        // The two halves of "served", apart: a timeout alone, a size limit alone.
+        case "nio-courier-timeout": send = courierBuiltSender(kind, base: base, executor: executor, served: true)
+        case "nio-courier-limit": send = courierBuiltSender(kind, base: base, executor: servedExecutor(executor))
+        default: send = courierBuiltSender(kind, base: base, executor: servedExecutor(executor), served: true)
+        }
         nioTransport = transport
     case "urlsession-raw":
         // Without a URLCache on Linux, as Courier's URLSession transport runs there.
