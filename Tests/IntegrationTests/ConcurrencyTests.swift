@@ -17,6 +17,19 @@ struct ConcurrencyTests {
 
     static let count = 64
 
+    /// `count` chunks of `size` bytes, one every `interval`, produced by a task of their own.
+    static func chunks(_ count: Int, of size: Int, every interval: Duration) -> AsyncStream<Data> {
+        AsyncStream { continuation in
+            Task {
+                for _ in 0..<count {
+                    try? await Task.sleep(for: interval)
+                    continuation.yield(Data(repeating: 0x41, count: size))
+                }
+                continuation.finish()
+            }
+        }
+    }
+
     /// Runs `count` copies of `body` at once and returns how long they all took.
     func together(_ body: @escaping @Sendable (Int) async throws -> Void) async throws -> Duration {
         let clock = ContinuousClock()
@@ -33,15 +46,7 @@ struct ConcurrencyTests {
         let executor = URLSessionExecutor(configuration: .ephemeral)
         let request = try StreamServer.request(.post) |> path("upload") |> timeout(60)
         _ = try await together { _ in
-            let chunks = AsyncStream<Data> { continuation in
-                Task {
-                    for _ in 0..<8 {
-                        try? await Task.sleep(for: .milliseconds(5))
-                        continuation.yield(Data(repeating: 0x41, count: 16_384))
-                    }
-                    continuation.finish()
-                }
-            }
+            let chunks = Self.chunks(8, of: 16_384, every: .milliseconds(5))
             let received = try await executor.send(request |> upload(chunks) |> decode(Received.self))
             #expect(received.length == 8 * 16_384)
         }
