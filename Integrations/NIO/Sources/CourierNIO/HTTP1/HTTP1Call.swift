@@ -263,15 +263,30 @@ package final class HTTP1Call: @unchecked Sendable {
 }
 
 /// What a body gathered on the loop is held to (``/Courier/GathersUnderRules``): each head and
-/// piece is activity for the exchange's idle timer, and past ``gatherLimit`` raw bytes the call
-/// fails with ``tooLarge`` and its connection closes.
+/// piece is activity for the exchange's idle timer, and past ``gatherLimit(_:)`` raw bytes the
+/// call fails with ``tooLarge(_:)`` and its connection closes.
 package struct GatheringRules: Sendable {
     /// The exchange's rules.
     let rules: BodyRules
-    /// The most raw bytes gathered for a response with this head, or `nil`.
-    let gatherLimit: @Sendable (HTTPResponseHead) -> Int?
-    /// The error past that limit, with the head.
-    let tooLarge: @Sendable (HTTPResponseHead) -> any Error
+    /// Whether the transport decodes a coded body after gathering it.
+    let decodes: Bool
+    /// The hop's URL, for the error's head.
+    let url: String
+
+    /// The most raw bytes gathered for a response with `head`, or `nil`: the size limit, with
+    /// room for a coding's framing when the body is decoded afterwards (gzip and deflate never
+    /// grow data by more than that, so a coded body past it decodes past the limit too; the
+    /// decoded bytes are held to the limit itself).
+    func gatherLimit(_ head: HTTPResponseHead) -> Int? {
+        guard let limit = rules.maximumSize else { return nil }
+        guard decodes, head.headers.contains(name: "content-encoding") else { return limit }
+        return limit > Int.max / 2 ? Int.max : limit + limit / 512 + 64
+    }
+
+    /// The error past that limit, keeping `head`.
+    func tooLarge(_ head: HTTPResponseHead) -> any Error {
+        rules.tooLarge(head: NIOTransport.response(head, url: url))
+    }
 }
 
 /// Tells the call when the reader of its streamed body wants more, or left.

@@ -100,7 +100,8 @@ public final class NIOTransport: Transport {
         // (a wait for a connection included) on this transport's own terms, with no task of
         // its own, and the loop holds the gathered bytes to the size limit.
         let watch = HopWatch(options.rules)
-        let gathering = options.buffersBody ? options.rules.map { gatheringRules($0, url: url) } : nil
+        let gathering = options.buffersBody
+            ? options.rules.map { GatheringRules(rules: $0, decodes: configuration.decodesBodies, url: url) } : nil
         let lease: ConnectionPool.Lease
         do {
             lease = try await pool.lease(target.origin, timings: options.timings, watch: watch)
@@ -192,26 +193,10 @@ public final class NIOTransport: Transport {
     }
 
     /// A response head in Courier's form, its fields converted only when asked for.
-    private static func response(_ head: HTTPResponseHead, url: String) -> Response {
+    static func response(_ head: HTTPResponseHead, url: String) -> Response {
         let headers = head.headers
         return Response(
             status: Int(head.status.code), urlString: url, field: { headers.first(name: $0.rawValue) }, headers: { Self.convert(headers) })
-    }
-
-    /// What the loop holds a gathered body to under `rules`: the size limit on the raw bytes
-    /// (with room for a coding's framing when the body is decoded afterwards: gzip and deflate
-    /// never grow data by more than that, so a coded body past it decodes past the limit too;
-    /// the decoded bytes are held to the limit itself), and the error with the head.
-    private func gatheringRules(_ rules: BodyRules, url: String) -> GatheringRules {
-        let decodes = configuration.decodesBodies
-        return GatheringRules(
-            rules: rules,
-            gatherLimit: { head in
-                guard let limit = rules.maximumSize else { return nil }
-                guard decodes, head.headers.contains(name: "content-encoding") else { return limit }
-                return limit > Int.max / 2 ? Int.max : limit + limit / 512 + 64
-            },
-            tooLarge: { head in rules.tooLarge(head: Self.response(head, url: url)) })
     }
 
     /// `error` saying, when it is a lost connection, whether that connection had carried earlier
