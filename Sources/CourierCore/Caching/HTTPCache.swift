@@ -87,13 +87,30 @@ public struct HTTPCache: Middleware {
         ///     be reached.
         public init(
             mode: Mode = .private, maximumEntrySize: Int = 1 << 20, maximumHeuristicLifetime: TimeInterval = 86_400,
-            heuristicFraction: Double = 0.2, servesStaleWhenOffline: Bool = false
+            heuristicFraction: Double, servesStaleWhenOffline: Bool = false
         ) {
             self.mode = mode
             self.maximumEntrySize = Swift.max(0, maximumEntrySize)
             self.maximumHeuristicLifetime = maximumHeuristicLifetime.isFinite ? Swift.max(0, maximumHeuristicLifetime) : 0
             self.heuristicFraction = heuristicFraction
             self.servesStaleWhenOffline = servesStaleWhenOffline
+        }
+
+        /// Creates options with the default ``heuristicFraction``, 20% (the initializer of
+        /// 1.0.0-rc.1).
+        /// - Parameters:
+        ///   - mode: Whose cache it is.
+        ///   - maximumEntrySize: The longest body stored; negative counts as `0`.
+        ///   - maximumHeuristicLifetime: The most heuristic freshness, in seconds.
+        ///   - servesStaleWhenOffline: Whether stale responses answer when the origin cannot
+        ///     be reached.
+        public init(
+            mode: Mode = .private, maximumEntrySize: Int = 1 << 20, maximumHeuristicLifetime: TimeInterval = 86_400,
+            servesStaleWhenOffline: Bool = false
+        ) {
+            self.init(
+                mode: mode, maximumEntrySize: maximumEntrySize, maximumHeuristicLifetime: maximumHeuristicLifetime,
+                heuristicFraction: 0.2, servesStaleWhenOffline: servesStaleWhenOffline)
         }
 
         /// ``heuristicFraction`` as the cache reads it: between `0` and `1`, the default when
