@@ -23,9 +23,12 @@ extension Cookie {
     ///   - policy: Limits and extra public suffixes; the default policy when omitted.
     /// - Throws: ``CookieRejection`` saying which rule the field broke.
     public init(setCookie: String, from url: URL, at now: Date, policy: CookieJar.Policy = CookieJar.Policy()) throws(CookieRejection) {
-        guard let target = CookieTarget(url), ["http", "https", "ws", "wss"].contains(url.scheme?.lowercased() ?? "") else {
-            throw .unsupportedURL
-        }
+        try self.init(setCookie: setCookie, from: CookieTarget(url), at: now, policy: policy)
+    }
+
+    /// Parses a `Set-Cookie` field value from a URL read once for all of a response's fields.
+    init(setCookie: String, from target: CookieTarget?, at now: Date, policy: CookieJar.Policy) throws(CookieRejection) {
+        guard let target, target.isHTTP else { throw .unsupportedURL }
         // Split on bytes, never on Characters: ";" or "=" followed by a combining mark is one
         // Character, and a Character search would read "a=1;\u{301} admin=1" as one value.
         let bytes = Array(setCookie.utf8)

@@ -102,6 +102,11 @@ public struct Cookie: Sendable, Hashable, Codable {
     }
 
     func matches(_ target: CookieTarget) -> Bool {
+        Self.matches(target, secure: secure, hostOnly: hostOnly, domain: domain, path: path)
+    }
+
+    /// The rule, on the fields it reads (a jar reads them in place, without copying the cookie).
+    static func matches(_ target: CookieTarget, secure: Bool, hostOnly: Bool, domain: String, path: String) -> Bool {
         if secure && !target.isSecure { return false }
         let hostMatches = hostOnly ? target.host == domain : CookieDomain.host(target.host, matches: domain, isIP: target.isIP)
         return hostMatches && CookiePath.path(target.path, matches: path)
@@ -154,6 +159,8 @@ struct CookieTarget: Sendable {
     /// The percent-encoded path, `/` when empty.
     var path: String
     var isSecure: Bool
+    /// Whether the scheme is one cookies are set from: `http`, `https`, `ws`, `wss`.
+    var isHTTP: Bool
 
     init?(_ url: URL) {
         guard let scheme = url.scheme?.lowercased(), let rawHost = url.host(percentEncoded: true), !rawHost.isEmpty else { return nil }
@@ -167,6 +174,7 @@ struct CookieTarget: Sendable {
         // RFC 6265bis §5.8.3 (after Secure Contexts): loopback counts as a secure origin, so a
         // server on http://localhost keeps the Secure cookies it sets during local development.
         self.isSecure = scheme == "https" || scheme == "wss" || Self.isLoopback(host, isIP: isIP)
+        self.isHTTP = scheme == "http" || scheme == "https" || scheme == "ws" || scheme == "wss"
     }
 
     /// Whether `host` (lowercase, IPv6 without brackets) is this machine: `localhost` and names

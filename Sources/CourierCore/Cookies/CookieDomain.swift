@@ -18,18 +18,37 @@ enum CookieDomain {
     }
 
     /// Whether `host` domain-matches `domain`: the same string, or `host` ends with `.domain`
-    /// and is a name, not an IP address.
+    /// and is a name, not an IP address. Compared as bytes, as RFC 6265 compares them (both are
+    /// lowercase, and a URL's host is ASCII).
     static func host(_ host: String, matches domain: String, isIP: Bool) -> Bool {
+        // (`==` compares ASCII strings byte for byte, at memcmp's speed.)
         if host == domain { return true }
-        guard !isIP, host.utf8.count > domain.utf8.count, host.hasSuffix(domain) else { return false }
-        return host.utf8.dropLast(domain.utf8.count).last == UInt8(ascii: ".")
+        guard !isIP, host.utf8.count > domain.utf8.count else { return false }
+        let answer = host.utf8.withContiguousStorageIfAvailable { host in
+            domain.utf8.withContiguousStorageIfAvailable { domain in
+                host[host.count - domain.count - 1] == UInt8(ascii: ".") && host.suffix(domain.count).elementsEqual(domain)
+            }
+        }
+        if let answer = answer ?? nil { return answer }
+        return host.utf8.dropLast(domain.utf8.count).last == UInt8(ascii: ".") && host.utf8.reversed().starts(with: domain.utf8.reversed())
     }
 
-    /// Whether `host` is an IPv4 or IPv6 address (IPv6 without its brackets).
+    /// Whether `host` is an IPv4 or IPv6 address (IPv6 without its brackets): any `:` makes it
+    /// IPv6; IPv4 is four groups of one to three ASCII digits.
     static func isIPAddress(_ host: String) -> Bool {
-        if host.contains(":") { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+        if host.utf8.contains(UInt8(ascii: ":")) { return true }
+        var dots = 0, digits = 0
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                dots += 1
+                digits = 0
+            } else {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 3 else { return false }
+                digits += 1
+            }
+        }
+        return dots == 3 && digits > 0
     }
 
     /// Whether `domain` (canonical) is a public suffix by the list or is in `extra`. A
@@ -52,11 +71,21 @@ enum CookiePath {
     }
 
     /// Whether a request for `requestPath` gets a cookie with `cookiePath`: the same path, or
-    /// one below it.
+    /// one below it. Compared as bytes (a request's path is percent-encoded ASCII).
     static func path(_ requestPath: String, matches cookiePath: String) -> Bool {
-        if requestPath == cookiePath { return true }
-        guard requestPath.hasPrefix(cookiePath) else { return false }
-        if cookiePath.hasSuffix("/") { return true }
-        return requestPath.utf8.dropFirst(cookiePath.utf8.count).first == UInt8(ascii: "/")
+        // Most cookies are for the whole site.
+        if cookiePath == "/" { return requestPath.utf8.first == UInt8(ascii: "/") }
+        // Native strings (every one a jar holds) are read as the bytes they are.
+        let answer = requestPath.utf8.withContiguousStorageIfAvailable { request in
+            cookiePath.utf8.withContiguousStorageIfAvailable { cookie in path(request, matches: cookie) }
+        }
+        if let answer = answer ?? nil { return answer }
+        return path(Array(requestPath.utf8)[...], matches: Array(cookiePath.utf8)[...])
+    }
+
+    private static func path<Bytes: RandomAccessCollection<UInt8>>(_ request: Bytes, matches cookie: Bytes) -> Bool where Bytes.Index == Int {
+        guard request.count >= cookie.count, request.prefix(cookie.count).elementsEqual(cookie) else { return false }
+        let start = request.startIndex
+        return request.count == cookie.count || cookie.last == UInt8(ascii: "/") || request[start + cookie.count] == UInt8(ascii: "/")
     }
 }

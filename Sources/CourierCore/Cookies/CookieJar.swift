@@ -56,8 +56,8 @@ public struct CookieJar: Sendable, Hashable, Codable {
 
     /// The jar's limits and rules.
     public var policy: Policy
-    /// Cookies by domain, then by name and path.
-    private var domains: [String: [Cookie.Key: Cookie]] = [:]
+    /// Cookies by domain, each domain's in sending order.
+    private var domains: [String: CookieBucket] = [:]
     /// How many cookies `domains` holds.
     public private(set) var count = 0
     /// The latest time given to a cookie's ``Cookie/lastAccess``: each use gets a later one, so
@@ -94,7 +94,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// Every cookie, expired ones included, ordered by domain, path and name, and a host's own
     /// cookie before a domain cookie of the same name: one order, whatever the jar's history.
     public var cookies: [Cookie] {
-        domains.values.flatMap(\.values).sorted {
+        domains.values.flatMap(\.cookies).sorted {
             ($0.domain, $0.path, $0.name, $0.hostOnly ? 0 : 1) < ($1.domain, $1.path, $1.name, $1.hostOnly ? 0 : 1)
         }
     }
@@ -116,10 +116,11 @@ public struct CookieJar: Sendable, Hashable, Codable {
     @discardableResult
     public mutating func store(setCookie values: [String], from url: URL, at now: Date) -> [CookieRejection] {
         var rejections: [CookieRejection] = []
+        let target = CookieTarget(url)
         for value in values {
             do {
-                let cookie = try Cookie(setCookie: value, from: url, at: now, policy: policy)
-                try insert(cookie, secureOrigin: CookieTarget(url)?.isSecure ?? false, at: now)
+                let cookie = try Cookie(setCookie: value, from: target, at: now, policy: policy)
+                try insert(cookie, secureOrigin: target?.isSecure ?? false, at: now)
             } catch {
                 rejections.append(error)
             }
@@ -156,14 +157,17 @@ public struct CookieJar: Sendable, Hashable, Codable {
         let old = domains[cookie.domain]?[cookie.key]
         if let old {
             cookie.created = old.created
-            remove(old.key)
         } else {
             // Cookies stored at one instant keep the order they came in.
             cookie.created = Self.later(than: latestCreation, now: cookie.created)
             latestCreation = cookie.created
         }
-        guard !cookie.isExpired(at: now) else { return }
+        guard !cookie.isExpired(at: now) else {
+            if old != nil { remove(cookie.key) }
+            return
+        }
         cookie.lastAccess = use(at: now)
+        // A replacement takes its old one's place.
         put(cookie)
         evict(at: now, keeping: cookie.key)
     }
@@ -173,7 +177,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
     private func shadowsSecureCookie(_ cookie: Cookie) -> Bool {
         for (domain, bucket) in domains
         where CookieDomain.host(domain, matches: cookie.domain, isIP: false) || CookieDomain.host(cookie.domain, matches: domain, isIP: false) {
-            for existing in bucket.values where existing.secure && existing.name == cookie.name {
+            for existing in bucket.cookies where existing.secure && existing.name == cookie.name {
                 if CookiePath.path(cookie.path, matches: existing.path) { return true }
             }
         }
@@ -188,83 +192,8 @@ public struct CookieJar: Sendable, Hashable, Codable {
     ///   - now: The current time.
     /// - Returns: The cookies, possibly none.
     public mutating func cookies(for url: URL, at now: Date) -> [Cookie] {
-        let found = matching(url, at: now)
-        guard found.count > 1 else { return found }
-        return Self.sendingOrder(found).map { found[$0] }
-    }
-
-    /// The cookies that go to `url`, in no order, marked used; the expired ones of the domains
-    /// looked at are removed.
-    private mutating func matching(_ url: URL, at now: Date) -> [Cookie] {
-        guard count > 0, let target = CookieTarget(url) else { return [] }
-        var found: [Cookie] = []
-        // One use for the call: the cookies sent together were used at one instant.
-        var stamp: Date?
-        for domain in Self.candidateDomains(of: target) {
-            guard let index = domains.index(forKey: domain) else { continue }
-            // Changed in place (the bucket is not copied), its cookies reached by position.
-            let (removed, emptied) = Self.collect(
-                from: &domains.values[index], for: target, at: now, stamp: &stamp, latestUse: &latestUse, uses: &uses, into: &found)
-            count -= removed
-            if emptied { domains.remove(at: index) }
-        }
-        // Reads add to the order of uses too: kept as compact as stores keep it.
-        if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.values)) }
-        return found
-    }
-
-    /// The positions of `cookies` in the order the `Cookie` field lists them (``sendsFirst``):
-    /// indices are sorted, not cookies (a cookie is a large value to move), and the path's
-    /// length and the creation time, which decide almost every pair, are read once.
-    private static func sendingOrder(_ cookies: [Cookie]) -> [Int] {
-        let keys = cookies.map { (length: $0.path.utf8.count, created: $0.created) }
-        return cookies.withUnsafeBufferPointer { cookies in
-            keys.indices.sorted { a, b in
-                if keys[a].length != keys[b].length { return keys[a].length > keys[b].length }
-                if keys[a].created != keys[b].created { return keys[a].created < keys[b].created }
-                return sendsFirst(cookies[a], cookies[b])
-            }
-        }
-    }
-
-    /// Adds the cookies of `bucket` that go to `target` to `found`, marked used at `stamp` (made
-    /// at the first one, after `latestUse`), and removes the expired; how many it removed, and
-    /// whether the bucket is empty now.
-    private static func collect(
-        from bucket: inout [Cookie.Key: Cookie], for target: CookieTarget, at now: Date, stamp: inout Date?, latestUse: inout Date,
-        uses: inout UseOrder, into found: inout [Cookie]
-    ) -> (removed: Int, emptied: Bool) {
-        var expired: [Cookie.Key] = []
-        var domain: String?
-        var position = bucket.startIndex
-        while position != bucket.endIndex {
-            defer { position = bucket.index(after: position) }
-            if bucket.values[position].isExpired(at: now) {
-                expired.append(bucket.keys[position])
-            } else if bucket.values[position].matches(target) {
-                let used = stamp ?? later(than: latestUse, now: now)
-                stamp = used
-                latestUse = used
-                bucket.values[position].lastAccess = used
-                found.append(bucket.values[position])
-                domain = domain ?? bucket.keys[position].domain
-            }
-        }
-        // One entry for the domain's cookies used together, not one per cookie.
-        if let domain, let stamp { uses.append(domain: domain, at: stamp) }
-        for key in expired { bucket[key] = nil }
-        return (expired.count, bucket.isEmpty)
-    }
-
-    /// The order cookies go in a `Cookie` field: the longer path first, then the older (RFC 6265
-    /// §5.4 step 2); ties, which that leaves to the client, go the narrower domain first, then a
-    /// host's own cookie, then by name and path, so that a jar and its saved copy send one field.
-    private static func sendsFirst(_ a: Cookie, _ b: Cookie) -> Bool {
-        if a.path.utf8.count != b.path.utf8.count { return a.path.utf8.count > b.path.utf8.count }
-        if a.created != b.created { return a.created < b.created }
-        if a.domain.utf8.count != b.domain.utf8.count { return a.domain.utf8.count > b.domain.utf8.count }
-        if a.hostOnly != b.hostOnly { return a.hostOnly }
-        return (a.name, a.path, a.domain) < (b.name, b.path, b.domain)
+        let (buckets, order) = matching(url, at: now)
+        return order.map { buckets[$0.bucket].cookies[$0.position] }
     }
 
     /// The `Cookie` field value for a request to `url` (`name=value; name2=value2`), or `nil`
@@ -274,23 +203,106 @@ public struct CookieJar: Sendable, Hashable, Codable {
     ///   - now: The current time.
     /// - Returns: The field value.
     public mutating func cookieHeader(for url: URL, at now: Date) -> String? {
-        let found = matching(url, at: now)
-        guard !found.isEmpty else { return nil }
-        let order = found.count > 1 ? Self.sendingOrder(found) : [0]
-        // Written as bytes and made a string once: many small appends to a String cost more.
-        return found.withUnsafeBufferPointer { cookies in
-            var field: [UInt8] = []
-            field.reserveCapacity(cookies.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 })
-            for index in order {
-                if !field.isEmpty { field.append(contentsOf: [UInt8(ascii: ";"), UInt8(ascii: " ")]) }
-                // A nameless cookie goes as its value alone (RFC 6265bis §5.8.3).
-                if !cookies[index].name.isEmpty {
-                    field.append(contentsOf: cookies[index].name.utf8)
-                    field.append(UInt8(ascii: "="))
+        let (buckets, order) = matching(url, at: now)
+        guard !order.isEmpty else { return nil }
+        // Each cookie read where it lies, in order.
+        func each(_ body: (borrowing Cookie) -> Void) {
+            if buckets.count == 1 {
+                buckets[0].cookies.withUnsafeBufferPointer { cookies in
+                    for entry in order { body(cookies[entry.position]) }
                 }
-                field.append(contentsOf: cookies[index].value.utf8)
+            } else {
+                for entry in order { buckets[entry.bucket].cookies.withUnsafeBufferPointer { body($0[entry.position]) } }
             }
-            return String(decoding: field, as: UTF8.self)
+        }
+        // Sized first and written once into the string's own storage: no growing, no copy.
+        var size = 0
+        each { size += $0.name.utf8.count + $0.value.utf8.count + 3 }
+        return String(unsafeUninitializedCapacity: size) { field in
+            var end = 0
+            each { cookie in
+                if end > 0 {
+                    field[end] = UInt8(ascii: ";")
+                    field[end + 1] = UInt8(ascii: " ")
+                    end += 2
+                }
+                // A nameless cookie goes as its value alone (RFC 6265bis §5.8.3).
+                if !cookie.name.isEmpty {
+                    end = Self.write(cookie.name, into: field, at: end)
+                    field[end] = UInt8(ascii: "=")
+                    end += 1
+                }
+                end = Self.write(cookie.value, into: field, at: end)
+            }
+            return end
+        }
+    }
+
+    /// Writes `text`'s bytes into `buffer` from `start` (which has room for them), in one copy
+    /// where its storage allows; where they end.
+    private static func write(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            UnsafeMutableBufferPointer(rebasing: buffer[start...]).initialize(fromContentsOf: bytes) + start
+        }
+        if let copied { return copied }
+        var end = start
+        for byte in text.utf8 {
+            buffer[end] = byte
+            end += 1
+        }
+        return end
+    }
+
+    /// The cookies that go to `url`, in sending order, as positions in the buckets returned
+    /// (copies of the jar's, after the cookies were marked used at one instant); the expired
+    /// cookies of the domains looked at are removed. Each domain's bucket is in sending order
+    /// already: one domain's cookies are taken as they lie, and the few requests whose cookies
+    /// come from two domains (a host's and its parent's) merge them.
+    private mutating func matching(_ url: URL, at now: Date) -> (buckets: [CookieBucket], order: [(bucket: Int, position: Int)]) {
+        guard count > 0, let target = CookieTarget(url) else { return ([], []) }
+        let candidates = Self.candidateDomains(of: target)
+        if let earliestExpiry, earliestExpiry <= now {
+            for domain in candidates {
+                guard let index = domains.index(forKey: domain) else { continue }
+                count -= domains.values[index].removeAll { $0.isExpired(at: now) }
+                if domains.values[index].isEmpty { domains.remove(at: index) }
+            }
+        }
+        // The buckets with a cookie for the target, and the positions of those cookies.
+        var matched: [(domain: Dictionary<String, CookieBucket>.Index, positions: [Int])] = []
+        for domain in candidates {
+            guard let index = domains.index(forKey: domain) else { continue }
+            let positions = domains.values[index].positions(matching: target)
+            if !positions.isEmpty { matched.append((index, positions)) }
+        }
+        guard !matched.isEmpty else { return ([], []) }
+        // One use for the call: the cookies sent together were used at one instant.
+        let stamp = use(at: now)
+        for entry in matched {
+            domains.values[entry.domain].markUsed(at: entry.positions, stamp)
+            // One entry for the domain's cookies used together, not one per cookie.
+            uses.append(domain: domains.keys[entry.domain], at: stamp)
+        }
+        // Reads add to the order of uses too: kept as compact as stores keep it.
+        if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.cookies)) }
+        let buckets = matched.map { domains.values[$0.domain] }
+        if matched.count == 1 { return (buckets, matched[0].positions.map { (0, $0) }) }
+        var order: [(bucket: Int, position: Int)] = []
+        var next = matched.map { _ in 0 }
+        while true {
+            var first: (bucket: Int, position: Int)?
+            for bucket in matched.indices where next[bucket] < matched[bucket].positions.count {
+                let position = matched[bucket].positions[next[bucket]]
+                if let current = first,
+                    !CookieBucket.sendsFirst(buckets[bucket].cookies[position], buckets[current.bucket].cookies[current.position])
+                {
+                    continue
+                }
+                first = (bucket, position)
+            }
+            guard let first else { return (buckets, order) }
+            next[first.bucket] += 1
+            order.append(first)
         }
     }
 
@@ -305,17 +317,19 @@ public struct CookieJar: Sendable, Hashable, Codable {
     public mutating func removeAll(where shouldRemove: (Cookie) throws -> Bool) rethrows {
         var earliest: Date?
         for (domain, bucket) in domains {
-            var kept = bucket
-            for (key, cookie) in bucket {
+            var doomed = false
+            for cookie in bucket.cookies {
                 if try shouldRemove(cookie) {
-                    kept[key] = nil
+                    doomed = true
                 } else if let expires = cookie.expires, expires < earliest ?? .distantFuture {
                     earliest = expires
                 }
             }
-            // Only the domains that lost a cookie are written back.
-            guard kept.count != bucket.count else { continue }
-            count -= bucket.count - kept.count
+            // Only the domains that lose a cookie are written back (asked again: the predicate
+            // is a pure choice).
+            guard doomed else { continue }
+            var kept = bucket
+            count -= try kept.removeAll(where: shouldRemove)
             domains[domain] = kept.isEmpty ? nil : kept
         }
         earliestExpiry = earliest
@@ -335,10 +349,12 @@ public struct CookieJar: Sendable, Hashable, Codable {
     private static func candidateDomains(of target: CookieTarget) -> [String] {
         guard !target.isIP else { return [target.host] }
         var domains = [target.host]
-        var rest = Substring(target.host)
-        while let dot = rest.firstIndex(of: ".") {
-            rest = rest[rest.index(after: dot)...]
-            if !rest.isEmpty { domains.append(String(rest)) }
+        // Found as bytes: a host is ASCII, and a search by Character would read each grapheme.
+        let host = target.host.utf8
+        var start = host.startIndex
+        while let dot = host[start...].firstIndex(of: UInt8(ascii: ".")) {
+            start = host.index(after: dot)
+            if start != host.endIndex { domains.append(String(Substring(host[start...]))) }
         }
         return domains
     }
@@ -358,13 +374,13 @@ public struct CookieJar: Sendable, Hashable, Codable {
         if cookie.lastAccess > latestUse { latestUse = cookie.lastAccess }
         if cookie.created > latestCreation { latestCreation = cookie.created }
         if let expires = cookie.expires, expires < earliestExpiry ?? .distantFuture { earliestExpiry = expires }
-        if domains[cookie.domain, default: [:]].updateValue(cookie, forKey: cookie.key) == nil { count += 1 }
+        if domains[cookie.domain, default: CookieBucket()].put(cookie) { count += 1 }
         uses.append(cookie.key, at: cookie.lastAccess)
-        if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.values)) }
+        if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.cookies)) }
     }
 
     private mutating func remove(_ key: Cookie.Key) {
-        if domains[key.domain]?.removeValue(forKey: key) != nil {
+        if domains[key.domain]?.remove(key) != nil {
             count -= 1
             if domains[key.domain]?.isEmpty == true { domains[key.domain] = nil }
         }
@@ -375,9 +391,9 @@ public struct CookieJar: Sendable, Hashable, Codable {
     private mutating func evict(at now: Date, keeping: Cookie.Key) {
         let domain = keeping.domain
         if let bucket = domains[domain], bucket.count > policy.maximumCookiesPerDomain {
-            for cookie in bucket.values where cookie.isExpired(at: now) { remove(cookie.key) }
+            for cookie in bucket.cookies where cookie.isExpired(at: now) { remove(cookie.key) }
             while let bucket = domains[domain], bucket.count > policy.maximumCookiesPerDomain {
-                guard let oldest = Self.leastRecentlyUsed(bucket.values, sparing: keeping) else { break }
+                guard let oldest = Self.leastRecentlyUsed(bucket.cookies, sparing: keeping) else { break }
                 remove(oldest.key)
             }
         }
@@ -430,7 +446,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
         /// removed cookies and of cookies used again since are dropped on the way. A domain's
         /// entry gives its cookies still last used at its time, oldest created first (as a
         /// domain's own eviction orders ties), and stays at the front until none is left.
-        mutating func leastRecentlyUsed(in domains: [String: [Cookie.Key: Cookie]], sparing: Cookie.Key) -> Cookie.Key? {
+        mutating func leastRecentlyUsed(in domains: [String: CookieBucket], sparing: Cookie.Key) -> Cookie.Key? {
             var spared: (at: Date, used: Used)?
             defer { if let spared { entries.append(spared) } }
             while front < entries.count {
@@ -448,7 +464,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
                 case .domain(let domain):
                     var oldest: (created: Date, key: Cookie.Key)?
                     var holdsSparing = false
-                    for cookie in domains[domain]?.values ?? [:].values where cookie.lastAccess == entry.at {
+                    for cookie in domains[domain]?.cookies ?? [] where cookie.lastAccess == entry.at {
                         if cookie.key == sparing {
                             holdsSparing = true
                         } else if oldest.map({ cookie.created < $0.created }) ?? true {

@@ -52,6 +52,59 @@ struct CookieJarTests {
         #expect(header(jar, "https://www.example.com/shop/x", at: Self.now.addingTimeInterval(3)) == "c=3; b=1; a=2")
     }
 
+    /// The jar keeps each domain's cookies in sending order as they come and go; whatever the
+    /// history (stores, replacements, deletions, expiries, cookies from the host and from its
+    /// parent domains), what goes out is what sorting the matching cookies by RFC 6265's rule
+    /// gives, and a jar loaded from the same cookies is equal and sends the same field.
+    @Test(arguments: 1...12) func theOrderSentIsTheRulesWhateverTheHistory(seed: UInt64) throws {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let hosts = ["https://a.b.example.com", "https://b.example.com", "https://example.com"]
+        let paths = ["/", "/x", "/x/y", "/xy", "/x/y/z"]
+        var jar = CookieJar(policy: .init(maximumCookiesPerDomain: 12, maximumCookies: 30))
+        var time = Self.now
+        for _ in 0..<200 {
+            time += Double(next(3))  // Often the same instant: ties must still be ordered.
+            let host = hosts[next(hosts.count)]
+            let url = try #require(URL(string: host + paths[next(paths.count)] + "/page"))
+            var field = "n\(next(6))=v\(next(1000)); Path=\(paths[next(paths.count)])"
+            if next(3) == 0 { field += "; Domain=example.com" }
+            switch next(8) {
+            case 0: field += "; Max-Age=0"
+            case 1: field += "; Max-Age=\(1 + next(4))"
+            default: break
+            }
+            jar.store(setCookie: [field], from: url, at: time)
+            if next(4) == 0 {
+                let read = try #require(URL(string: hosts[next(hosts.count)] + paths[next(paths.count)]))
+                let live = jar.cookies.filter { !$0.isExpired(at: time) && $0.matches(read) }
+                let expected = live.sorted { a, b in
+                    if a.path.utf8.count != b.path.utf8.count { return a.path.utf8.count > b.path.utf8.count }
+                    if a.created != b.created { return a.created < b.created }
+                    if a.domain.utf8.count != b.domain.utf8.count { return a.domain.utf8.count > b.domain.utf8.count }
+                    if a.hostOnly != b.hostOnly { return a.hostOnly }
+                    return (a.name, a.path, a.domain) < (b.name, b.path, b.domain)
+                }
+                var copy = jar
+                let sent = copy.cookies(for: read, at: time)
+                func identities(_ cookies: [Cookie]) -> [String] { cookies.map { "\($0.name) \($0.domain) \($0.hostOnly) \($0.path)" } }
+                #expect(identities(sent) == identities(expected))
+                let field = jar.cookieHeader(for: read, at: time)
+                #expect(field == (expected.isEmpty ? nil : expected.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")))
+            }
+        }
+        let loaded = CookieJar(policy: jar.policy, cookies: jar.cookies.reversed())
+        #expect(loaded == jar)
+        var a = jar, b = loaded
+        for host in hosts {
+            let url = try #require(URL(string: host + "/x/y/z"))
+            #expect(a.cookieHeader(for: url, at: time) == b.cookieHeader(for: url, at: time))
+        }
+    }
+
     @Test func aNewCookieReplacesTheOneWithItsNameDomainAndPathAndKeepsItsCreationTime() {
         var jar = filled(["a=1; Path=/"])
         jar.store(setCookie: ["a=2; Path=/"], from: Self.site, at: Self.now.addingTimeInterval(60))
