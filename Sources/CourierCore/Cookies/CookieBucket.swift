@@ -29,21 +29,22 @@ struct CookieBucket: Sendable, Hashable {
     }
 
     /// Stores `cookie`, replacing the one with its key.
-    /// - Returns: Whether it was new to the bucket.
+    /// - Returns: The cookie replaced; `nil` when `cookie` is new to the bucket.
     @discardableResult
-    mutating func put(_ cookie: Cookie) -> Bool {
+    mutating func put(_ cookie: Cookie) -> Cookie? {
         if let position = positions[cookie.key] {
+            let old = cookies[position]
             // Same path and creation time: the same place in the order.
-            if cookies[position].created == cookie.created {
+            if old.created == cookie.created {
                 cookies[position] = cookie
-                return false
+            } else {
+                remove(at: position)
+                insert(cookie)
             }
-            remove(at: position)
-            insert(cookie)
-            return false
+            return old
         }
         insert(cookie)
-        return true
+        return nil
     }
 
     /// Removes the cookie with `key`.
@@ -75,13 +76,16 @@ struct CookieBucket: Sendable, Hashable {
     }
 
     /// Removes the cookies `shouldRemove` picks, keeping the order.
-    /// - Returns: How many it removed.
-    mutating func removeAll(where shouldRemove: (Cookie) throws -> Bool) rethrows -> Int {
-        let before = cookies.count
-        try cookies.removeAll(where: shouldRemove)
-        guard cookies.count != before else { return 0 }
-        reindex(from: 0)
-        return before - cookies.count
+    /// - Returns: The cookies removed.
+    mutating func removeAll(where shouldRemove: (Cookie) throws -> Bool) rethrows -> [Cookie] {
+        var removed: [Cookie] = []
+        try cookies.removeAll { cookie in
+            guard try shouldRemove(cookie) else { return false }
+            removed.append(cookie)
+            return true
+        }
+        if !removed.isEmpty { reindex(from: 0) }
+        return removed
     }
 
     private mutating func insert(_ cookie: Cookie) {

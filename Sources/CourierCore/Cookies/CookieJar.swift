@@ -71,6 +71,10 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// stale). Eviction at the jar's limit reads it from the front instead of looking at every
     /// cookie, so storing at the limit costs what storing below it does. Not compared or saved.
     private var uses = UseOrder()
+    /// For each name, the domains that hold a `Secure` cookie of that name, and how many: a
+    /// store from an insecure origin looks at those alone, not at every domain. Derived from
+    /// the cookies; not compared or saved.
+    private var secureHolders: [String: [String: Int]] = [:]
     /// The earliest expiry of a stored cookie, or later (a removed cookie's): expired cookies
     /// are looked for only once it has passed.
     private var earliestExpiry: Date?
@@ -175,9 +179,10 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// Whether a cookie from an insecure origin would replace or shadow a `Secure` one with its
     /// name: the domains match one way or the other and the new path covers the old one's.
     private func shadowsSecureCookie(_ cookie: Cookie) -> Bool {
-        for (domain, bucket) in domains
+        guard let holders = secureHolders[cookie.name] else { return false }
+        for domain in holders.keys
         where CookieDomain.host(domain, matches: cookie.domain, isIP: false) || CookieDomain.host(cookie.domain, matches: domain, isIP: false) {
-            for existing in bucket.cookies where existing.secure && existing.name == cookie.name {
+            for existing in domains[domain]?.cookies ?? [] where existing.secure && existing.name == cookie.name {
                 if CookiePath.path(cookie.path, matches: existing.path) { return true }
             }
         }
@@ -264,7 +269,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
         if let earliestExpiry, earliestExpiry <= now {
             for domain in candidates {
                 guard let index = domains.index(forKey: domain) else { continue }
-                count -= domains.values[index].removeAll { $0.isExpired(at: now) }
+                forget(domains.values[index].removeAll { $0.isExpired(at: now) })
                 if domains.values[index].isEmpty { domains.remove(at: index) }
             }
         }
@@ -329,7 +334,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
             // is a pure choice).
             guard doomed else { continue }
             var kept = bucket
-            count -= try kept.removeAll(where: shouldRemove)
+            forget(try kept.removeAll(where: shouldRemove))
             domains[domain] = kept.isEmpty ? nil : kept
         }
         earliestExpiry = earliest
@@ -374,15 +379,38 @@ public struct CookieJar: Sendable, Hashable, Codable {
         if cookie.lastAccess > latestUse { latestUse = cookie.lastAccess }
         if cookie.created > latestCreation { latestCreation = cookie.created }
         if let expires = cookie.expires, expires < earliestExpiry ?? .distantFuture { earliestExpiry = expires }
-        if domains[cookie.domain, default: CookieBucket()].put(cookie) { count += 1 }
+        if let old = domains[cookie.domain, default: CookieBucket()].put(cookie) {
+            noteSecure(old, -1)
+        } else {
+            count += 1
+        }
+        noteSecure(cookie, 1)
         uses.append(cookie.key, at: cookie.lastAccess)
         if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.cookies)) }
     }
 
     private mutating func remove(_ key: Cookie.Key) {
-        if domains[key.domain]?.remove(key) != nil {
-            count -= 1
+        if let removed = domains[key.domain]?.remove(key) {
+            forget([removed])
             if domains[key.domain]?.isEmpty == true { domains[key.domain] = nil }
+        }
+    }
+
+    /// Counts out cookies taken from their buckets.
+    private mutating func forget(_ removed: [Cookie]) {
+        count -= removed.count
+        for cookie in removed { noteSecure(cookie, -1) }
+    }
+
+    /// Adds `change` to the count of `Secure` cookies named like `cookie` in its domain.
+    private mutating func noteSecure(_ cookie: Cookie, _ change: Int) {
+        guard cookie.secure else { return }
+        let held = (secureHolders[cookie.name]?[cookie.domain] ?? 0) + change
+        if held > 0 {
+            secureHolders[cookie.name, default: [:]][cookie.domain] = held
+        } else {
+            secureHolders[cookie.name]?[cookie.domain] = nil
+            if secureHolders[cookie.name]?.isEmpty == true { secureHolders[cookie.name] = nil }
         }
     }
 

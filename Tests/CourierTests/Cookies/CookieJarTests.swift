@@ -105,6 +105,45 @@ struct CookieJarTests {
         }
     }
 
+    /// An insecure origin may not replace or shadow a `Secure` cookie, whatever the jar's history:
+    /// the jar looks only at the domains that hold a `Secure` cookie of the name, and the answer
+    /// is the rule's, checked against every cookie the jar holds.
+    @Test(arguments: 1...8) func anInsecureOriginIsRefusedExactlyWhenItWouldShadowASecureCookie(seed: UInt64) throws {
+        var state = seed &* 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let hosts = ["a.b.example.com", "b.example.com", "example.com", "other.test"]
+        let paths = ["/", "/x", "/x/y", "/xy"]
+        var jar = CookieJar(policy: .init(maximumCookiesPerDomain: 6, maximumCookies: 15))
+        var time = Self.now
+        var refusals = 0
+        for _ in 0..<300 {
+            time += Double(next(2))
+            let secureOrigin = next(2) == 0
+            let url = try #require(URL(string: (secureOrigin ? "https://" : "http://") + hosts[next(hosts.count)] + paths[next(paths.count)] + "/p"))
+            var field = "n\(next(4))=v; Path=\(paths[next(paths.count)])"
+            if next(3) == 0 { field += "; Domain=example.com" }
+            if secureOrigin && next(2) == 0 { field += "; Secure" }
+            if next(10) == 0 { field += "; Max-Age=0" }
+            guard let cookie = try? Cookie(setCookie: field, from: url, at: time) else { continue }
+            func domainMatches(_ host: String, _ domain: String) -> Bool { host == domain || host.hasSuffix("." + domain) }
+            func pathCovers(_ request: String, _ path: String) -> Bool {
+                request == path || (request.hasPrefix(path) && (path.hasSuffix("/") || request.dropFirst(path.count).first == "/"))
+            }
+            let shadows = !secureOrigin && !cookie.secure && jar.cookies.contains { held in
+                held.secure && held.name == cookie.name
+                    && (domainMatches(held.domain, cookie.domain) || domainMatches(cookie.domain, held.domain)) && pathCovers(cookie.path, held.path)
+            }
+            let rejections = jar.store(setCookie: [field], from: url, at: time)
+            #expect(rejections.contains(.wouldOverwriteSecureCookie) == shadows, "\(field) from \(url)")
+            if shadows { refusals += 1 }
+            if next(5) == 0 { jar.removeExpired(at: time + 2) }
+        }
+        #expect(refusals > 0, "the history never met the rule")
+    }
+
     @Test func aNewCookieReplacesTheOneWithItsNameDomainAndPathAndKeepsItsCreationTime() {
         var jar = filled(["a=1; Path=/"])
         jar.store(setCookie: ["a=2; Path=/"], from: Self.site, at: Self.now.addingTimeInterval(60))
