@@ -104,4 +104,31 @@ enum CookieBenchmarks {
         }
         return comparison
     }
+
+    /// 9d. `store(setCookie:)` from an `http` origin (a plain cookie replacing one of 50 the
+    /// site keeps) into the 3,000-cookie jar, against the same beside the 50 alone. An insecure
+    /// origin may not shadow a `Secure` cookie, so each store asks which domains hold one of its
+    /// name: before the per-name count, that was every domain in the jar.
+    static func insecureStoreForABusyJar(runs: Int, iterations: Int) throws -> Comparison {
+        var now = Date(timeIntervalSince1970: 1_800_000_000)
+        guard let web = URL(string: "http://web.example.com/") else { throw BenchmarkError(message: "bad URL") }
+        var comparison = Comparison(name: "9d. store from an http origin, 3,000-cookie jar vs alone", unit: "µs", target: "≤ 5 µs")
+        for _ in 0..<runs {
+            var (full, _) = try hostJar(alone: false, now: now)
+            var (alone, _) = try hostJar(alone: true, now: now)
+            var index = 0
+            comparison.courier.append(nanosecondsPerCall(iterations: iterations) {
+                now += 0.001
+                index += 1
+                full.store(setCookie: ["s\(index % 50)=plain-\(index); Max-Age=86400; Path=/"], from: web, at: now)
+            } / 1000)
+            comparison.baseline.append(nanosecondsPerCall(iterations: iterations) {
+                now += 0.001
+                index += 1
+                alone.store(setCookie: ["s\(index % 50)=plain-\(index); Max-Age=86400; Path=/"], from: web, at: now)
+            } / 1000)
+            guard full.count == 3_000, alone.count == 100 else { throw BenchmarkError(message: "the jars did not fill as planned (\(full.count), \(alone.count))") }
+        }
+        return comparison
+    }
 }

@@ -1,7 +1,7 @@
 import Courier
 import Foundation
 
-// CourierBenchmarks [--url http://127.0.0.1:PORT] [--runs N] [--huge URL] [--profile KIND --count N] [--cache [--url U]] [--cookies [--row 9a|9b|9c]]
+// CourierBenchmarks [--url http://127.0.0.1:PORT] [--runs N] [--huge URL] [--profile KIND --count N] [--cache [--url U]] [--cookies [--row 9a|9b|9c|9d]]
 // Prints a Markdown table: Courier vs its hand-written twin, measured in the same run.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -63,6 +63,7 @@ do {
         if row == nil || row == "9a" { print(try CookieBenchmarks.storeAtTheCap(runs: runs, iterations: iterations ?? 1_000).row()) }
         if row == nil || row == "9b" { print(try CookieBenchmarks.headerForABusyHost(runs: runs, iterations: iterations ?? 10_000).row()) }
         if row == nil || row == "9c" { print(try CookieBenchmarks.storeForABusyHost(runs: runs, iterations: iterations ?? 10_000).row()) }
+        if row == nil || row == "9d" { print(try CookieBenchmarks.insecureStoreForABusyJar(runs: runs, iterations: iterations ?? 10_000).row()) }
         exit(0)
     }
     if arguments.contains("--memory-loop") {
