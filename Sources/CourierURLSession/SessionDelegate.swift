@@ -18,19 +18,19 @@ import Foundation
 ///
 /// It plays one of two ``Role``s. The **buffered** session runs the hops whose body is read
 /// whole, gathered (under the exchange's rules, when there are any) into memory, so its work
-/// queue is never held long: those tasks are made on the caller's thread, as `data(for:)` makes
-/// its own. The **streaming** session (made on first use)
-/// feeds bounded streams that may spill to disk for a slow reader, so its task calls go through
-/// ``SessionCalls``. FoundationNetworking cannot pause a transfer (suspending a running task
+/// queue is never held long by them. The **streaming** session (made on first use) feeds
+/// bounded streams that may spill to disk for a slow reader. Either way a task is made and
+/// resumed on ``SessionCalls``, never on a Swift concurrency thread. FoundationNetworking cannot
+/// pause a transfer (suspending a running task
 /// removes it from libcurl, and resuming starts it again), so what a lagging reader has not taken
 /// goes to the channel's spill file, within ``StreamOptions/spillLimit``; on every platform alike.
 /// The ``Exchange`` holds every body to the size limit, the framing check and the idle timer.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// What a session's tasks are, and so where they are made.
     enum Role {
-        /// Gathered hops (bodies read whole): tasks are made on the caller's thread.
+        /// Gathered hops (bodies read whole).
         case buffered
-        /// Streams and uploads: tasks are made on ``SessionDelegate/calls``.
+        /// Streams and uploads.
         case streaming
     }
 
@@ -68,11 +68,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return { transfer.cancel() }
     }
 
-    /// Makes and starts the task: making and resuming a task waits for the session's work queue,
-    /// which must never hold the delivery queue (see `DeliveryQueue`). On the buffered session
-    /// that wait is as short as `data(for:)`'s own, and the task is made here, on the caller's
-    /// thread; on the streaming session, whose work queue a slow reader's spill can hold, it is
-    /// made on ``SessionCalls``, never on a Swift concurrency thread.
+    /// Makes and starts the task on ``SessionCalls``: making and resuming a task waits for the
+    /// session's work queue, which must never hold the delivery queue (see `DeliveryQueue`) nor
+    /// a Swift concurrency thread. FoundationNetworking runs every session's work on one shared
+    /// queue, which libcurl's read of a body pipe holds until the pipe's producer (a Swift task)
+    /// writes: a call that waited there on each of the two concurrency threads left no thread for
+    /// any producer, and nothing ever finished (ConcurrencyTests).
     private func launch(_ urlRequest: URLRequest, for transfer: Transfer, on session: URLSession) {
         let start: @Sendable () -> Void = { [self] in
             // A call cancelled before its turn here makes no task: its session may be going away.
@@ -97,10 +98,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             task.resume()
         }
-        switch role {
-        case .buffered: start()
-        case .streaming: calls.run(start)
-        }
+        calls.run(start)
     }
 
     private func transfer(for task: URLSessionTask) -> Transfer? {

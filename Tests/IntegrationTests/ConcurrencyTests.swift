@@ -77,6 +77,35 @@ struct ConcurrencyTests {
         }
     }
 
+    /// Buffered calls made from many tasks at once, beside uploads whose producers pause: a call
+    /// that made and resumed its URLSession task on the caller's thread waited there for
+    /// FoundationNetworking's work queue, which libcurl's read of a body pipe holds until a
+    /// producer writes; with both concurrency threads waiting so, no producer could run, and
+    /// nothing ever finished (found running the whole suite on two cores).
+    @Test(.timeLimit(.minutes(2)))
+    func slowUploadsBesideManyBufferedCallsAllFinish() async throws {
+        let executor = URLSessionExecutor(configuration: .ephemeral)
+        let other = URLSessionExecutor(configuration: .ephemeral)
+        let target = try StreamServer.request(.post) |> path("upload") |> timeout(60)
+        let uploads = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let received = try await executor.send(target |> upload(Self.chunks(10, of: 1_000, every: .milliseconds(50))) |> decode(Received.self))
+                        #expect(received.length == 10_000)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let plain = try HTTPBin.request() |> path("bytes/100") |> timeout(60)
+        _ = try await together { _ in
+            let response = try await other.send(plain)
+            #expect(response.body.count == 100)
+        }
+        try await uploads.value
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func slowSequenceUploadsDoNotHoldUpOtherRequests() async throws {
         // Producers that make libcurl's reads of the body pipe wait, beside plain requests on
