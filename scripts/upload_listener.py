@@ -35,6 +35,12 @@ class Listener:
     def __init__(self, hold):
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if hold:
+            # What a held connection can take before the client must stop is bounded here, not by
+            # the kernel's autotuning (tcp_rmem lets a receive buffer grow to 32 MiB on this
+            # machine): a fixed, small receive buffer, inherited by each accepted socket, so a
+            # case's 16 MiB file cannot all leave the client while the listener holds.
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
         self.socket.bind(("127.0.0.1", 0))
         self.socket.listen(16)
         self.socket.setblocking(False)
@@ -88,7 +94,8 @@ class Listener:
 
         def receive():
             try:
-                return client.recv(1 << 20)
+                # While held, no more than a head's worth at a time: the body stays in the kernel.
+                return client.recv(1 << 20 if self.released.is_set() else HEAD_LIMIT)
             except OSError:
                 return b""
 
