@@ -16,35 +16,22 @@ import Foundation
 ///   swift-corelibs-foundation#5457) never completes such a task when no credential is
 ///   available. Courier cancels it and hands the 401 back instead, as Apple platforms do.
 ///
-/// It plays one of two ``Role``s. The **buffered** session runs the hops whose body is read
-/// whole, gathered (under the exchange's rules, when there are any) into memory, so its work
-/// queue is never held long by them. The **streaming** session (made on first use) feeds
-/// bounded streams that may spill to disk for a slow reader. Either way a task is made and
-/// resumed on ``SessionCalls``, never on a Swift concurrency thread. FoundationNetworking cannot
-/// pause a transfer (suspending a running task
+/// Each of a transport's sessions has a delegate of its own. The **buffered** session runs the
+/// hops whose body is read whole, gathered (under the exchange's rules, when there are any) into
+/// memory, so its work queue is never held long by them. The **streaming** session (made on
+/// first use) feeds bounded streams that may spill to disk for a slow reader, and an upload of
+/// unknown length gets a session of its own. Either way a task is made and resumed on
+/// ``SessionCalls``, never on a Swift concurrency thread. FoundationNetworking cannot pause a
+/// transfer (suspending a running task
 /// removes it from libcurl, and resuming starts it again), so what a lagging reader has not taken
 /// goes to the channel's spill file, within ``StreamOptions/spillLimit``; on every platform alike.
 /// The ``Exchange`` holds every body to the size limit, the framing check and the idle timer.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    /// What a session's tasks are, and so where they are made.
-    enum Role {
-        /// Gathered hops (bodies read whole).
-        case buffered
-        /// Streams and uploads.
-        case streaming
-    }
-
     typealias HeadCompletion = @Sendable (Result<StreamedResponse, any Error>) -> Void
 
     private let transfers = Locked<[Int: Transfer]>([:])
     /// Where this session's task calls that wait for its work queue are made.
     let calls = SessionCalls()
-    /// What this session's tasks are.
-    let role: Role
-    /// Creates the delegate of a session with `role`.
-    init(role: Role) {
-        self.role = role
-    }
 
     /// Sends `urlRequest` (uploading `uploadFile` when given, while the file its body came from
     /// is `watching`) and calls `head` once, with the streamed response or the failure before

@@ -54,7 +54,7 @@ public final class URLSessionTransport: Transport {
     /// - Parameter configuration: The session configuration; `.default` when omitted.
     public init(configuration: URLSessionConfiguration = .default) {
         let configuration = Self.sessionConfiguration(configuration)
-        let delegate = SessionDelegate(role: .buffered)
+        let delegate = SessionDelegate()
         self.delegate = delegate
         self.configuration = configuration
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
@@ -128,7 +128,7 @@ public final class URLSessionTransport: Transport {
     private var streamingSession: (session: URLSession, delegate: SessionDelegate) {
         streaming.withLock { existing in
             if let existing { return existing }
-            let delegate = SessionDelegate(role: .streaming)
+            let delegate = SessionDelegate()
             let made = (URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue()), delegate)
             existing = made
             return made
@@ -241,7 +241,7 @@ public final class URLSessionTransport: Transport {
                 pipe.finish(failed: true)
             }
         }
-        let delegate = SessionDelegate(role: .streaming)
+        let delegate = SessionDelegate()
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DeliveryQueue())
         let cleanup: @Sendable () -> Void = {
             producer.cancel()
