@@ -56,7 +56,9 @@ struct HardeningTests {
         // Cancellation ends the call, before the server answers: httpbin holds the answer at a
         // gate until it is opened, and the call must end while the gate is still held.
         let gate = ServerGate(httpbin: try HTTPBin.url(), executor: HTTPBin.executor())
-        let slow = Task { try await sender.send(shaped(gate.request())) }
+        // Still timed (the watchdog's path), but not so short that waiting for the gate on a
+        // busy machine could outlast it: the order is the question, not the speed.
+        let slow = Task { try await sender.send(gate.request() |> timeout(60)) }
         try await gate.waitUntilHeld()
         slow.cancel()
         let cancelled = await expectCourierError { _ = try await slow.value }
