@@ -37,13 +37,19 @@ let package = Package(
         // The core alone, for a transport of its own (CourierAsyncHTTPClient) and integrations:
         // no FoundationNetworking.
         .library(name: "CourierCore", targets: ["CourierCore"]),
+        // The cookie jar (RFC 6265bis, with the Public Suffix List compiled in), for a server on
+        // CourierCore that keeps cookies (`import Courier` includes it).
+        .library(name: "CourierCookies", targets: ["CourierCookies"]),
         // The URLSession transport alone (`import Courier` includes it).
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         // The transport conformance suite, for packages that bring an executor of their own.
         .library(name: "CourierConformance", targets: ["CourierConformance"]),
+        // not released: begin
         // The soak harness (mixed traffic for minutes, checked for leaks) that Benchmarks/soak
-        // runs on each transport: a tool, not API; its declarations may change in any release.
+        // runs on each transport: a product only so that this repository's packages can run it;
+        // scripts/release leaves it out of the released package (a tool, never API).
         .library(name: "CourierSoak", targets: ["CourierSoak"]),
+        // not released: end
     ],
     targets: [
         // Requests, builders, resources, the exchange, middleware, streaming, recording, testing:
@@ -51,6 +57,14 @@ let package = Package(
         .target(
             name: "CourierCore",
             path: "Sources/CourierCore",
+            swiftSettings: librarySettings
+        ),
+        // The cookie jar and its middleware, above the core: only a user who keeps cookies links
+        // the Public Suffix List (9,000 rules).
+        .target(
+            name: "CourierCookies",
+            dependencies: ["CourierCore"],
+            path: "Sources/CourierCookies",
             swiftSettings: librarySettings
         ),
         // URLSession (FoundationNetworking on Linux): the transport, URLRequest rendering, the
@@ -64,22 +78,24 @@ let package = Package(
         // The umbrella `import Courier`, and the documentation catalog.
         .target(
             name: "Courier",
-            dependencies: ["CourierCore", "CourierURLSession"],
+            dependencies: ["CourierCore", "CourierCookies", "CourierURLSession"],
             path: "Sources/Courier",
             swiftSettings: librarySettings
         ),
         .target(
             name: "CourierConformance",
-            dependencies: ["CourierCore"],
+            dependencies: ["CourierCore", "CourierCookies"],
             path: "Sources/CourierConformance",
             swiftSettings: librarySettings
         ),
+        // not released: begin
         .target(
             name: "CourierSoak",
             dependencies: ["CourierCore", "CourierConformance"],
             path: "Sources/CourierSoak",
             swiftSettings: librarySettings
         ),
+        // not released: end
         .executableTarget(
             name: "Playground",
             dependencies: ["Courier"],
@@ -94,7 +110,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierTests",
-            dependencies: ["Courier", "CourierConformance", "CourierSoak", "TestSupport"],
+            dependencies: [
+                "Courier", "CourierConformance", "TestSupport",
+                "CourierSoak", // not released
+            ],
             path: "Tests/CourierTests",
             swiftSettings: testSettings
         ),

@@ -1,4 +1,5 @@
 // fuzz: seeded-runs 20000
+@testable import CourierCookies
 @testable import CourierCore
 import Foundation
 

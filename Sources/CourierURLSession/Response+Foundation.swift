@@ -46,7 +46,7 @@ struct FoundationHeaders: @unchecked Sendable {
             let text = value as? String ?? "\(value)"
             if header == .setCookie {
                 // Foundation joins repeated fields with commas; each cookie is a field of its own.
-                for cookie in CookieJar.splitJoinedSetCookie(text) { fields.append(HTTPHeaders.Field(name: header, value: cookie)) }
+                for cookie in HTTPSyntax.splitJoinedSetCookie(text) { fields.append(HTTPHeaders.Field(name: header, value: cookie)) }
             } else {
                 fields.append(HTTPHeaders.Field(name: header, value: text))
             }

@@ -1,3 +1,4 @@
+import CourierCookies
 import CourierCore
 import Foundation
 

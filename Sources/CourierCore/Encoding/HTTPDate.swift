@@ -14,7 +14,7 @@
 /// and times, one space between parts, `GMT`), and an impossible date (31 February, hour 24)
 /// is no date. Foundation's `DateFormatter` is not used: it is slow to make, lenient in ways
 /// that differ by platform, and on Linux some input stops the process.
-enum HTTPDate {
+package enum HTTPDate {
     /// The instant `value` names, or `nil` when it is not an HTTP date.
     /// - Parameters:
     ///   - value: The field value, surrounding whitespace allowed.
@@ -39,7 +39,7 @@ enum HTTPDate {
 
     /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form HTTP fields use.
     /// Dates before year 1 or after 9999 are written as those years' limits.
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let limit = 253_402_300_799.0  // 9999-12-31T23:59:59Z
         let seconds = date.timeIntervalSince1970.isFinite ? Swift.min(Swift.max(date.timeIntervalSince1970, -62_135_596_800), limit) : 0
         let total = Int(seconds.rounded(.down))
@@ -117,7 +117,7 @@ enum HTTPDate {
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    package static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -127,7 +127,7 @@ enum HTTPDate {
 
     /// Days from 1970-01-01 to the date in the proleptic Gregorian calendar (Howard Hinnant's
     /// `days_from_civil`).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -144,7 +144,7 @@ enum HTTPDate {
 
     static let weekdays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
     private static let fullWeekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
-    static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    package static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     private static func weekday(_ name: ArraySlice<UInt8>) -> Int? {
         weekdays.firstIndex { equalIgnoringCase(name, $0) }

@@ -1,8 +1,8 @@
 /// Character-level rules of HTTP syntax ([RFC 9110 §5.6](https://www.rfc-editor.org/rfc/rfc9110#section-5.6)).
-enum HTTPSyntax {
+package enum HTTPSyntax {
     /// Whether `byte` is a `tchar`: the characters allowed in tokens (methods, header names).
     @inline(__always)
-    static func isTokenByte(_ byte: UInt8) -> Bool {
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
         // tchar as two 64-bit masks: bit n of `low` is byte n, bit n of `high` is byte 64 + n.
         let low: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
         let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
@@ -56,10 +56,10 @@ enum HTTPSyntax {
     /// `value` without the spaces and tabs around it (optional whitespace, RFC 9110 §5.6.3):
     /// those bytes only, never other Unicode spaces, which a server would read as part of the
     /// value.
-    static func trimmed(_ value: String) -> String { trimmed(value.utf8) }
+    package static func trimmed(_ value: String) -> String { trimmed(value.utf8) }
 
     /// The bytes as text, without the spaces and tabs around them.
-    static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
+    package static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
             let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
         else { return "" }
@@ -76,7 +76,7 @@ enum HTTPSyntax {
     }
 
     /// ASCII-only lower-casing; HTTP names are ASCII, and this avoids Unicode case mapping.
-    static func asciiLowercased(_ string: String) -> String { lowercasedToken(string).lowered }
+    package static func asciiLowercased(_ string: String) -> String { lowercasedToken(string).lowered }
 
     /// `string` lower-cased (ASCII only) and whether it is a token, in one pass over its bytes.
     static func lowercasedToken(_ string: String) -> (lowered: String, isToken: Bool) {

@@ -2,11 +2,11 @@
 /// URLs on Apple platforms give them: `bücher.example` is `xn--bcher-kva.example`, the name DNS,
 /// TLS and the cookie jar compare. Each label is lower-cased and put in Unicode's composed form
 /// (NFC) first, so that two spellings of one name are one host.
-enum InternationalHost {
+package enum InternationalHost {
     /// `host` in its ASCII form; `host` itself when it is ASCII; `nil` when a label cannot be a
     /// host name (a space, a control or punctuation character, a label over 63 bytes, a name over
     /// 253).
-    static func ascii(_ host: Substring) -> String? {
+    package static func ascii(_ host: Substring) -> String? {
         guard host.utf8.contains(where: { $0 >= 0x80 }) else { return String(host) }
         // The ideographic and fullwidth full stops separate labels too (UTS #46).
         let labels = host.split(omittingEmptySubsequences: false) { $0 == "." || $0 == "\u{3002}" || $0 == "\u{FF0E}" || $0 == "\u{FF61}" }

@@ -1,4 +1,5 @@
 import Courier
+@testable import CourierCookies
 @testable import CourierCore
 import Foundation
 import Testing

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// The domain rules of cookies: canonical names, domain-match
 /// ([RFC 6265 §5.1.3](https://www.rfc-editor.org/rfc/rfc6265#section-5.1.3)) and public
 /// suffixes.

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// The Public Suffix List (https://publicsuffix.org): the domains under which anyone can
 /// register a name of their own (`com`, `co.uk`, `github.io`, `myshopify.com`, every name
 /// under `compute.amazonaws.com`), so that a cookie set for one would reach every site below it.

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// Why a `Set-Cookie` field was not stored. A jar ignores such a field, as
 /// [RFC 6265 §5.2](https://www.rfc-editor.org/rfc/rfc6265#section-5.2) says, and
 /// ``CookieJar/store(setCookie:from:at:)`` returns the reasons.
