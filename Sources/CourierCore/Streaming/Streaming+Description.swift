@@ -44,16 +44,6 @@ extension ServerSentEvent: CustomReflectable {
     }
 }
 
-extension EventSource: CustomStringConvertible, CustomReflectable {
-    /// `EventSource(GET <redacted URL>)`.
-    public var description: String {
-        "EventSource(\(request.method.rawValue) \(request.urlString(redacting: request.redaction) ?? "(no URL)"))"
-    }
-
-    /// The redacted request only.
-    public var customMirror: Mirror { Mirror(self, children: ["request": request]) }
-}
-
 extension BodySource: CustomReflectable {
     /// What the body is (a file name, a part count), never its bytes or full path.
     public var customMirror: Mirror { Mirror(self, children: ["body": description]) }

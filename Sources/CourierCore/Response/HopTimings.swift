@@ -205,19 +205,3 @@ public struct HopTimings: Sendable, Hashable, CustomStringConvertible {
         return "\((value * 100).rounded() / 100) ms"
     }
 }
-
-/// A middleware that reads ``StreamedResponse/timings``: an exchange with one (per call or per
-/// hop) records every hop's timings, which it does not otherwise do (it costs an allocation and
-/// a few clock readings per hop). ``HARRecorder`` is one; so are CourierMetrics'
-/// `MetricsMiddleware` and CourierTracing's `TracingMiddleware`.
-///
-/// ```swift
-/// struct SlowHops: Middleware, HopTimingsObserver {
-///     func intercept(_ request: Request, next: Next) async throws -> StreamedResponse {
-///         let response = try await next(request)
-///         if let ttfb = response.timings?.firstByte, ttfb > .seconds(1) { print("slow: \(ttfb)") }
-///         return response
-///     }
-/// }
-/// ```
-public protocol HopTimingsObserver: Middleware {}

@@ -222,3 +222,13 @@ public struct EventSource: AsyncSequence, Sendable {
         }
     }
 }
+
+extension EventSource: CustomStringConvertible, CustomReflectable {
+    /// `EventSource(GET <redacted URL>)`.
+    public var description: String {
+        "EventSource(\(request.method.rawValue) \(request.urlString(redacting: request.redaction) ?? "(no URL)"))"
+    }
+
+    /// The redacted request only.
+    public var customMirror: Mirror { Mirror(self, children: ["request": request]) }
+}

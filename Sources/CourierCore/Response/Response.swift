@@ -115,7 +115,7 @@ extension Response {
 
     /// The first value of the field `name`, read without converting every header when the
     /// transport can answer for one.
-    func firstValue(of name: HeaderName) -> String? {
+    package func firstValue(of name: HeaderName) -> String? {
         switch headerStorage {
         case .converted(let headers): headers[name]
         case .deferred(let deferred): deferred.firstValue(of: name)

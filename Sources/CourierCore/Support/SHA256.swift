@@ -88,33 +88,6 @@ public struct SHA256: Sendable {
         return hasher.digest
     }
 
-    /// The digest of a file's contents, read in 1 MiB pieces.
-    /// - Parameter file: The file.
-    /// - Returns: 32 bytes.
-    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/fileFailure(_:)`` when the file
-    ///   cannot be read.
-    public static func hash(contentsOf file: URL) throws(CourierError) -> [UInt8] {
-        let handle: OpenFile
-        do {
-            guard file.isFileURL else { throw CocoaError(.fileReadUnsupportedScheme) }
-            handle = try OpenFile.reading(file.path)
-        } catch {
-            throw CourierError(.fileFailure("cannot read \(file.lastPathComponent.debugDescription) to hash it"), underlyingError: error)
-        }
-        defer { handle.close() }
-        var hasher = SHA256()
-        while true {
-            let block: Data
-            do {
-                block = try handle.read(upTo: 1 << 20)
-            } catch {
-                throw CourierError(.fileFailure("cannot read \(file.lastPathComponent.debugDescription) to hash it"), underlyingError: error)
-            }
-            guard !block.isEmpty else { return hasher.digest }
-            hasher.update(block)
-        }
-    }
-
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -160,24 +133,5 @@ public struct SHA256: Sendable {
 extension UInt32 {
     fileprivate func rotatedRight(_ count: UInt32) -> UInt32 {
         (self >> count) | (self << (32 - count))
-    }
-}
-
-/// A ``DownloadOptions/verify`` check that the file's SHA-256 is `expected` (hexadecimal, any
-/// case, spaces ignored); a mismatch fails the download with
-/// ``CourierError/Cause/fileFailure(_:)`` and the file is deleted.
-///
-/// ```swift
-/// DownloadOptions(verify: verifySHA256("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"))
-/// ```
-/// - Parameter expected: The expected digest.
-/// - Returns: The check.
-public func verifySHA256(_ expected: String) -> @Sendable (URL) async throws -> Void {
-    let wanted = expected.lowercased().filter { !$0.isWhitespace }
-    return { file in
-        let actual = SHA256.hex(try SHA256.hash(contentsOf: file))
-        guard actual == wanted else {
-            throw CourierError(.fileFailure("the SHA-256 of \(file.lastPathComponent.debugDescription) is \(actual), not the \(wanted) expected"))
-        }
     }
 }
