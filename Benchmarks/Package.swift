@@ -13,6 +13,7 @@ let package = Package(
             dependencies: [.product(name: "Courier", package: "Courier")],
             path: "Sources/CourierBenchmarks"
         ),
+        // not released: begin
         // The soak on URLSession (Benchmarks/soak): mixed traffic for minutes, checked for leaks.
         .executableTarget(
             name: "URLSessionSoak",
@@ -22,6 +23,7 @@ let package = Package(
             ],
             path: "Sources/URLSessionSoak"
         ),
+        // not released: end
         // Plain URLSession requests, no Courier: the baseline for what the platform keeps per
         // request (Benchmarks/soak --heaptrack-raw runs it under heaptrack).
         .executableTarget(

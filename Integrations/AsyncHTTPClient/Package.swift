@@ -63,7 +63,9 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
-        // The soak on AsyncHTTPClient (Benchmarks/soak): mixed traffic for minutes, checked for leaks.
+        // not released: begin
+        // The soak on AsyncHTTPClient (Benchmarks/soak): mixed traffic for minutes, checked for
+        // leaks. A tool of this repository: scripts/release leaves it out.
         .executableTarget(
             name: "CourierAHCSoak",
             dependencies: [
@@ -72,6 +74,7 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // not released: end
         // Sends one request and prints the outcome, for the test that runs hostile response
         // heads in a child process (one of them makes AsyncHTTPClient trap).
         .executableTarget(

@@ -77,8 +77,9 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // not released: begin
         // The soak on Courier's own transport (Benchmarks/soak): mixed traffic for minutes, checked
-        // for leaks.
+        // for leaks. A tool of this repository: scripts/release leaves it out.
         .executableTarget(
             name: "CourierNIOSoak",
             dependencies: [
@@ -87,6 +88,7 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // not released: end
         .testTarget(
             name: "CourierNIOTests",
             dependencies: [

@@ -1,3 +1,4 @@
+// not released: the soak harness is a tool of this repository (scripts/release)
 @testable import CourierSoak
 import Foundation
 import Testing
