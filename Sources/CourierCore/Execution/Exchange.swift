@@ -222,53 +222,41 @@ public struct Exchange: Executor {
         }
     }
 
-    /// ``send(_:options:call:)``, with the hop's timings recorded by `timings` when it is given.
+    /// ``send(_:options:call:)``, with the hop's timings recorded by `timings` when it is given:
+    /// one path for every hop, the idle timer armed when the request has a timeout.
     private func send(_ hop: Request, options: StreamOptions, timings: HopTimings.Recorder?, call: Request) async throws -> StreamedResponse {
         let timer = hop.effectiveTimeout.map { IdleTimer(timeout: .seconds($0), queue: timers) }
         var options = delivery(options, timer: timer, call: call)
         if let timings { options.timings = timings }
-        guard let timer else {
-            let response = try await transport.send(hop: hop, options: options).settledIfNeeded(answering: hop.method)
-            return try held(response, answering: hop.method, timer: nil, call: call, timings: options.timings)
-        }
-        if options.buffersBody {
-            // Only a transport that gathers under the rules is asked for a body in hand here. Its
-            // stream is armed with the timer from the start, and the timer stops the transfer by
-            // stopping that stream: the hop needs no task of its own.
-            if hop.body != nil || hop.bodySource != nil {
-                options.uploadProgress = TransferProgress(relayingTo: options.uploadProgress) { timer.touch() }
-            }
-            do {
-                let response = try await transport.send(hop: hop, options: options)
-                return try held(
-                    try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call,
-                    timings: options.timings)
-            } catch {
-                timer.stop()
-                if timer.fired && !Task.isCancelled { throw CourierError.timedOut(.init(.idle, limit: timer.timeout), request: call) }
-                throw error
-            }
-        }
-        if hop.body != nil || hop.bodySource != nil {
+        if let timer, hop.body != nil || hop.bodySource != nil {
             // Upload bytes taken by the transport are activity.
             options.uploadProgress = TransferProgress(relayingTo: options.uploadProgress) { timer.touch() }
         }
-        // The hop runs as a task of its own, which the timer cancels.
-        let work = Task { [transport, options] in try await transport.send(hop: hop, options: options) }
-        timer.start { work.cancel() }
         do {
-            let response = try await withTaskCancellationHandler {
-                try await work.value
-            } onCancel: {
-                work.cancel()
-            }
+            let response = try await transport(hop, options: options, timer: timer)
             return try held(
                 try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call,
                 timings: options.timings)
         } catch {
+            guard let timer else { throw error }
             timer.stop()
             if timer.fired && !Task.isCancelled { throw CourierError.timedOut(.init(.idle, limit: timer.timeout), request: call) }
             throw error
+        }
+    }
+
+    /// The transport's answer to `hop`. Sent directly when no timer watches the hop, or when the
+    /// transport gathers the body under the rules (its stream is armed with the timer from the
+    /// start, and the timer stops the transfer by stopping that stream: no task of its own);
+    /// otherwise the hop runs as a task of its own, which the timer cancels.
+    private func transport(_ hop: Request, options: StreamOptions, timer: IdleTimer?) async throws -> StreamedResponse {
+        guard let timer, !options.buffersBody else { return try await transport.send(hop: hop, options: options) }
+        let work = Task { [transport] in try await transport.send(hop: hop, options: options) }
+        timer.start { work.cancel() }
+        return try await withTaskCancellationHandler {
+            try await work.value
+        } onCancel: {
+            work.cancel()
         }
     }
 
