@@ -37,6 +37,9 @@ let package = Package(
         // The core alone, for a transport of its own (CourierAsyncHTTPClient) and integrations:
         // no FoundationNetworking.
         .library(name: "CourierCore", targets: ["CourierCore"]),
+        // The HTTP cache (RFC 9111), for a server on CourierCore that caches (`import Courier`
+        // includes it).
+        .library(name: "CourierCaching", targets: ["CourierCaching"]),
         // The cookie jar (RFC 6265bis, with the Public Suffix List compiled in), for a server on
         // CourierCore that keeps cookies (`import Courier` includes it).
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
@@ -59,6 +62,13 @@ let package = Package(
             path: "Sources/CourierCore",
             swiftSettings: librarySettings
         ),
+        // The HTTP cache and its stores, above the core: only a user who caches links it.
+        .target(
+            name: "CourierCaching",
+            dependencies: ["CourierCore"],
+            path: "Sources/CourierCaching",
+            swiftSettings: librarySettings
+        ),
         // The cookie jar and its middleware, above the core: only a user who keeps cookies links
         // the Public Suffix List (9,000 rules).
         .target(
@@ -78,13 +88,13 @@ let package = Package(
         // The umbrella `import Courier`, and the documentation catalog.
         .target(
             name: "Courier",
-            dependencies: ["CourierCore", "CourierCookies", "CourierURLSession"],
+            dependencies: ["CourierCore", "CourierCaching", "CourierCookies", "CourierURLSession"],
             path: "Sources/Courier",
             swiftSettings: librarySettings
         ),
         .target(
             name: "CourierConformance",
-            dependencies: ["CourierCore", "CourierCookies"],
+            dependencies: ["CourierCore", "CourierCaching", "CourierCookies"],
             path: "Sources/CourierConformance",
             swiftSettings: librarySettings
         ),

@@ -1,3 +1,4 @@
+import CourierCaching
 import CourierCookies
 import CourierCore
 import Foundation

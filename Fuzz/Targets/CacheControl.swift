@@ -1,4 +1,5 @@
 // fuzz: seeded-runs 100000
+@testable import CourierCaching
 @testable import CourierCore
 import Foundation
 

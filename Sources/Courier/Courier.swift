@@ -4,5 +4,6 @@
 // A server that sends through another transport (CourierAsyncHTTPClient) imports `CourierCore`
 // alone and links no FoundationNetworking (libcurl).
 @_exported import CourierCore
+@_exported import CourierCaching
 @_exported import CourierCookies
 @_exported import CourierURLSession

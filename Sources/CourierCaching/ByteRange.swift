@@ -1,3 +1,5 @@
+import CourierCore
+
 /// One byte range a request asks for in its `Range` field ([RFC 9110 §14.1.2](https://www.rfc-editor.org/rfc/rfc9110#section-14.1.2)):
 /// `bytes=0-99`, `bytes=100-`, `bytes=-50`. What a cache needs to cut a `206` from a stored
 /// complete response; a field it cannot read as one range (several ranges, another unit, a

@@ -1,3 +1,5 @@
+import CourierCore
+
 import Dispatch
 #if canImport(FoundationEssentials)
     import FoundationEssentials

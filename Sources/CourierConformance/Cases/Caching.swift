@@ -1,3 +1,4 @@
+import CourierCaching
 import CourierCore
 import Foundation
 

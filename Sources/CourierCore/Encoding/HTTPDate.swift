@@ -19,7 +19,7 @@ package enum HTTPDate {
     /// - Parameters:
     ///   - value: The field value, surrounding whitespace allowed.
     ///   - now: The wall-clock time, for the RFC 850 form's two-digit year.
-    static func parse(_ value: String, now: Date = Date()) -> Date? {
+    package static func parse(_ value: String, now: Date = Date()) -> Date? {
         var bytes = Array(value.utf8)[...]
         while let first = bytes.first, first == 0x20 || first == 0x09 { bytes.removeFirst() }
         while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }

@@ -49,7 +49,7 @@ package enum HTTPSyntax {
     /// The parts of a field value between `separator` bytes, each without surrounding spaces and
     /// tabs. Split on UTF-8 bytes, never on Characters: a separator followed by a combining mark
     /// is one Character, and splitting on Characters would not see it.
-    static func parts(of value: String, separatedBy separator: UInt8) -> [String] {
+    package static func parts(of value: String, separatedBy separator: UInt8) -> [String] {
         value.utf8.split(separator: separator, omittingEmptySubsequences: false).map(trimmed)
     }
 

@@ -90,7 +90,7 @@ public struct ByteStream: AsyncSequence, Sendable {
     }
 
     /// The whole body when it is in memory, observed or not.
-    var inHand: Data? {
+    package var inHand: Data? {
         guard case .inHand(let data) = source else { return nil }
         return data
     }

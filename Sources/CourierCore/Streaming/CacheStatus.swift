@@ -23,14 +23,14 @@ public enum CacheStatus: String, Sendable, Hashable {
     case miss
 
     /// The name of the cache in `Cache-Status`.
-    static let cacheName = "Courier"
+    package static let cacheName = "Courier"
 
     /// The `Cache-Status` member for this status: `hit` (with a negative `ttl` when served
     /// stale without asking the origin), `fwd=stale; fwd-status=304` when revalidated,
     /// `fwd=stale; detail=…` when a stale one answered for a failed origin; for a response from
     /// the origin, `fwd=miss`, or `fwd=stale; fwd-status=N` when a stale stored response was
     /// being revalidated and the origin sent a new one (RFC 9211 §2.2).
-    func field(ttl: Int?, stored: Bool = false, detail: String? = nil, replacedStale status: Int? = nil) -> String {
+    package func field(ttl: Int?, stored: Bool = false, detail: String? = nil, replacedStale status: Int? = nil) -> String {
         var parts = [Self.cacheName]
         switch self {
         case .hit: parts.append("hit")

@@ -15,7 +15,7 @@
 /// `FileHandle`, which FoundationEssentials does not have. Closed by ``close()`` or when the
 /// last reference goes; not shared between threads (its owners keep it behind a lock or in one
 /// function).
-final class OpenFile {
+package final class OpenFile {
     private var descriptor: Int32
 
     /// Takes ownership of an open descriptor.
@@ -74,7 +74,7 @@ final class OpenFile {
     }
 
     /// The size of the file at `path` (following a symbolic link), or `nil` when there is none.
-    static func size(atPath path: String) -> Int64? {
+    package static func size(atPath path: String) -> Int64? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)

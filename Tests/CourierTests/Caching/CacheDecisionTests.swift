@@ -1,4 +1,5 @@
 import Courier
+@testable import CourierCaching
 @testable import CourierCore
 import Foundation
 import Testing

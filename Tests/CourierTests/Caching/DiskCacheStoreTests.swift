@@ -1,3 +1,4 @@
+@testable import CourierCaching
 @testable import CourierCore
 import Courier
 import Foundation
