@@ -1,7 +1,8 @@
 /// Character-level rules of HTTP syntax ([RFC 9110 §5.6](https://www.rfc-editor.org/rfc/rfc9110#section-5.6)).
 package enum HTTPSyntax {
     /// Whether `byte` is a `tchar`: the characters allowed in tokens (methods, header names).
-    @inline(__always)
+    /// Inlinable: the cookie jar and the cache call it on every byte of a name, from their modules.
+    @inlinable @inline(__always)
     package static func isTokenByte(_ byte: UInt8) -> Bool {
         // tchar as two 64-bit masks: bit n of `low` is byte n, bit n of `high` is byte 64 + n.
         let low: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
@@ -58,7 +59,9 @@ package enum HTTPSyntax {
     /// value.
     package static func trimmed(_ value: String) -> String { trimmed(value.utf8) }
 
-    /// The bytes as text, without the spaces and tabs around them.
+    /// The bytes as text, without the spaces and tabs around them. Inlinable, so that the modules
+    /// above the core (the cookie jar, the cache) get it specialized for their byte collections.
+    @inlinable
     package static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
             let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
