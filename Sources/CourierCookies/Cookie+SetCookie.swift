@@ -48,7 +48,7 @@ extension Cookie {
         // because servers read the Cookie field by RFC 6265's grammar (`cookie-name = token`);
         // a name with a space, a quote or a non-ASCII letter would be misread there, and a
         // rejection now tells the caller why, where a misread cookie later would not.
-        guard name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else { throw .invalidName }
+        guard name.isEmpty || HTTPSyntax.isToken(name) else { throw .invalidName }
         guard name.utf8.count + value.utf8.count <= policy.maximumCookieSize else { throw .tooLarge(limit: policy.maximumCookieSize) }
         // A nameless cookie may not pose as a prefixed one: `__Host-x` alone would be sent as the
         // name and value `__Host-x`, without the prefix's guarantees (RFC 6265bis §5.7). Nor may

@@ -150,7 +150,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// token name, no control character in its value, a domain and a path. Others are left out
     /// (a saved jar edited by hand cannot put a line break into a request).
     static func isSendable(_ cookie: Cookie) -> Bool {
-        (!cookie.name.isEmpty || !cookie.value.isEmpty) && cookie.name.utf8.allSatisfy(HTTPSyntax.isTokenByte) && !cookie.domain.isEmpty
+        (cookie.name.isEmpty ? !cookie.value.isEmpty : HTTPSyntax.isToken(cookie.name)) && !cookie.domain.isEmpty
             && cookie.path.hasPrefix("/") && !cookie.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F || $0 == UInt8(ascii: ";") }
             // A nameless value that holds "=" would be read back as a name and a value.
             && !(cookie.name.isEmpty && cookie.value.utf8.contains(UInt8(ascii: "=")))

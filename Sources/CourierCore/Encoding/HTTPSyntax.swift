@@ -1,8 +1,7 @@
 /// Character-level rules of HTTP syntax ([RFC 9110 §5.6](https://www.rfc-editor.org/rfc/rfc9110#section-5.6)).
 package enum HTTPSyntax {
     /// Whether `byte` is a `tchar`: the characters allowed in tokens (methods, header names).
-    /// Inlinable: the cookie jar and the cache call it on every byte of a name, from their modules.
-    @inlinable @inline(__always)
+    @inline(__always)
     package static func isTokenByte(_ byte: UInt8) -> Bool {
         // tchar as two 64-bit masks: bit n of `low` is byte n, bit n of `high` is byte 64 + n.
         let low: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
@@ -11,7 +10,9 @@ package enum HTTPSyntax {
         return byte < 128 && high >> UInt64(byte &- 64) & 1 != 0
     }
 
-    static func isToken(_ string: String) -> Bool {
+    /// Whether `string` is a non-empty token: one call for a module above the core (the cookie
+    /// jar), where a call per byte would cross the module boundary.
+    package static func isToken(_ string: String) -> Bool {
         var count = 0
         for byte in string.utf8 {
             guard isTokenByte(byte) else { return false }
@@ -59,10 +60,15 @@ package enum HTTPSyntax {
     /// value.
     package static func trimmed(_ value: String) -> String { trimmed(value.utf8) }
 
-    /// The bytes as text, without the spaces and tabs around them. Inlinable, so that the modules
-    /// above the core (the cookie jar, the cache) get it specialized for their byte collections.
-    @inlinable
-    package static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
+    /// The generic `trimmed(_:)` for an array's bytes, specialized here: the cookie jar parses
+    /// `Set-Cookie` as array slices, and from another module a generic call is not specialized
+    /// (a `package` function's body is not inlinable across modules).
+    package static func trimmed(_ bytes: ArraySlice<UInt8>) -> String { trimmedBytes(bytes) }
+
+    /// The bytes as text, without the spaces and tabs around them.
+    package static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String { trimmedBytes(bytes) }
+
+    private static func trimmedBytes<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
             let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
         else { return "" }
