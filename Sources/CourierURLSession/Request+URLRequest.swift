@@ -20,9 +20,10 @@ extension Request {
     }
 
     /// Renders the Foundation request; with `attachingBodySource` false, a ``bodySource`` is left
-    /// for the executor to upload (``URLSessionExecutor`` uploads it from a file).
-    func urlRequest(attachingBodySource: Bool) throws(CourierError) -> URLRequest {
-        var request = URLRequest(url: try validatedURL())
+    /// for the executor to upload (``URLSessionExecutor`` uploads it from a file). With
+    /// `isValid`, the exchange validated the request already and it is only rendered.
+    func urlRequest(attachingBodySource: Bool, isValid: Bool = false) throws(CourierError) -> URLRequest {
+        var request = URLRequest(url: try hopURL(isValid: isValid))
         // The setter normalises the method through case-insensitive string compares: skip it for
         // the default, GET.
         if method != .get { request.httpMethod = method.rawValue }

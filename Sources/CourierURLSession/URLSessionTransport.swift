@@ -163,7 +163,7 @@ public final class URLSessionTransport: Transport {
     /// Sends `request` with the body streaming through a session's delegate: the streaming
     /// session's, or the buffered session's for a body gathered under the rules.
     private func streamed(_ request: Request, options: StreamOptions, gathering: Bool) async throws -> StreamedResponse {
-        var urlRequest = try request.urlRequest(attachingBodySource: false)
+        var urlRequest = try request.urlRequest(attachingBodySource: false, isValid: options.hopIsValid)
         // A sequence of unknown length goes out while it is produced, chunked. One of known
         // length is written to a temporary file first and uploaded from there: FoundationNetworking
         // frames every body stream as chunked, and servers that require a length (S3's presigned

@@ -132,26 +132,35 @@ public struct Exchange: Executor {
     /// - Throws: ``CourierError``, with `request` attached, or what a middleware throws.
     public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         guard !middleware.isEmpty else { return try await call(request, options: options) }
-        return try await middleware.run(request) { request in try await self.call(request, options: options) }
+        // A per-call middleware may change the request: its hops are validated here again.
+        var options = options
+        options.callIsValid = false
+        return try await middleware.run(request) { [options] request in try await self.call(request, options: options) }
     }
 
     /// Sends `request` (as the per-call middleware left it) and every redirect the policy follows.
     private func call(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
         // Credentials in the URL (`https://user:password@host/`) go as Basic authentication, on
         // every transport alike; the userinfo never goes on the wire.
-        let request = try request.movingUserInfoToAuthorization() ?? request
+        let moved = try request.movingUserInfoToAuthorization()
+        let request = moved ?? request
+        // The request the front door validated, unchanged, needs no second look on its first
+        // hop; a hop middleware may change it, and a redirect is a request of its own.
+        let validAtDoor = options.callIsValid && moved == nil && hopMiddleware.isEmpty
         // Made at the first redirect: most calls have none.
         var chain: RedirectPolicy.Chain?
         var followed = 0
         var resent = false
         while true {
             let hop = chain?.current ?? request
+            var options = options
+            options.hopIsValid = validAtDoor && chain == nil
             let response: StreamedResponse
             do {
                 if hopMiddleware.isEmpty || followed == Self.currentHop {
                     response = try await send(hop, throughMiddleware: options, call: request)
                 } else {
-                    response = try await Self.$currentHop.withValue(followed) {
+                    response = try await Self.$currentHop.withValue(followed) { [options] in
                         try await send(hop, throughMiddleware: options, call: request)
                     }
                 }
@@ -211,6 +220,13 @@ public struct Exchange: Executor {
     /// the failure (``CourierError/timings``): the lookup, the connection, the handshake, the
     /// request written, as far as they got.
     private func send(_ hop: Request, options: StreamOptions, call: Request) async throws -> StreamedResponse {
+        // The one validation of a hop the front door did not validate as it is, before any
+        // transport sees it: an invalid hop is never sent, on every transport alike.
+        var options = options
+        if !options.hopIsValid {
+            try hop.validate()
+            options.hopIsValid = true
+        }
         guard timed else { return try await send(hop, options: options, timings: nil, call: call) }
         let recorder = HopTimings.Recorder()
         do {

@@ -174,7 +174,7 @@ extension Executor {
     /// The response with its whole body: in hand when the transport gathered it, read from the
     /// stream otherwise.
     private func buffered(_ request: Request) async throws -> Response {
-        try await exchange.execute(request, options: .buffered).collect(upTo: .max)
+        try await exchange.execute(request, options: StreamOptions.buffered.validated).collect(upTo: .max)
     }
 }
 

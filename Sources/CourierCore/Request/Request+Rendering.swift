@@ -58,6 +58,28 @@ extension Request {
         return string
     }
 
+    /// The absolute URL the request is sent to, rendered without validating the request again:
+    /// for a transport that the exchange told the hop is valid (``StreamOptions/hopIsValid``).
+    /// - Returns: The percent-encoded URL string.
+    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
+    ///   request has no base URL.
+    @_spi(Transports) public func renderedURLString() throws(CourierError) -> String {
+        guard let string = urlString(redacting: nil) else {
+            throw CourierError(.invalidRequest([RequestProblem(.missingURL, "the request has no base URL")]), request: self)
+        }
+        return string
+    }
+
+    /// ``renderedURLString()`` parsed, or ``validatedURL()`` when `isValid` is `false`: the URL of
+    /// a hop, validated at most once.
+    package func hopURL(isValid: Bool) throws(CourierError) -> URL {
+        guard isValid else { return try validatedURL() }
+        guard let url = URL(string: try renderedURLString()) else {
+            throw CourierError(.invalidRequest([RequestProblem(.invalidURL, "the rendered URL did not parse")]), request: self)
+        }
+        return url
+    }
+
     /// The absolute URL as logs, metrics and traces may show it: userinfo and the values of
     /// sensitive query parameters (the standard ones and ``redaction``'s) replaced by
     /// ``Redaction/placeholder``; `nil` without a base URL. For `url.full` in structured logs and

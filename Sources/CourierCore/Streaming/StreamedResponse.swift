@@ -180,6 +180,22 @@ public struct StreamOptions: Sendable {
     /// The exchange's rules for a body gathered whole by a transport that applies them as the
     /// bytes arrive (``GathersUnderRules``); `nil` otherwise.
     @_spi(Transports) public var rules: BodyRules?
+    /// Whether this hop's request is known to be valid: the exchange sets it, having validated
+    /// the hop itself or knowing it is the request the executor's front door validated,
+    /// unchanged. A transport that sees it renders the URL with
+    /// ``Request/renderedURLString()`` and validates nothing again (one validation per hop,
+    /// in the core); one that does not look validates as before.
+    @_spi(Transports) public var hopIsValid = false
+    /// Set by the executor's front door (``Executor/send(_:)-(Request)``,
+    /// ``Executor/stream(_:options:)``) once it validated the call's request.
+    package var callIsValid = false
+
+    /// These options, for a call the front door validated.
+    package var validated: StreamOptions {
+        var options = self
+        options.callIsValid = true
+        return options
+    }
     /// Where the transport records the phases of this hop (``HopTimings``): set by the exchange
     /// when something reads them, `nil` otherwise. A transport records what it sees and leaves
     /// the rest: the exchange marks the head and a body in hand itself.

@@ -84,7 +84,7 @@ final class HARReplayTransport: Transport {
     /// entry matches, ``CourierError/Cause/invalidRecording(_:)`` for an entry whose body cannot
     /// be decoded, or ``CourierError/Cause/transport(_:)`` for an entry recorded as a failure.
     func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        let (response, chunkSizes) = try await replay(request)
+        let (response, chunkSizes) = try await replay(request, isValid: options.hopIsValid)
         guard !options.buffersBody, let chunkSizes, !chunkSizes.isEmpty else { return StreamedResponse(response) }
         var chunks: [Data] = []
         var offset = response.body.startIndex
@@ -97,8 +97,8 @@ final class HARReplayTransport: Transport {
         return StreamedResponse(head: response, body: ByteStream(chunks: chunks))
     }
 
-    private func replay(_ request: Request) async throws -> (response: Response, chunks: [Int]?) {
-        let url = try request.validatedURL()
+    private func replay(_ request: Request, isValid: Bool) async throws -> (response: Response, chunks: [Int]?) {
+        let url = try request.hopURL(isValid: isValid)
         let key = RecordedRequestKey(method: request.method.rawValue, url: url.absoluteString)
         let matches = candidates.filter { $0.key.matches(key) && (!matchingBodies || bodyMatches($0.entry, request)) }
         guard !matches.isEmpty else {

@@ -224,7 +224,7 @@ final class InMemoryTransport: Transport {
     /// `every` on the executor's clock, with backpressure from the reader), then its fault if it
     /// has one. An invalid request is not recorded; a cancelled delay throws `CancellationError`.
     func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        let (stub, url) = try await answer(request)
+        let (stub, url) = try await answer(request, isValid: options.hopIsValid)
         let script: Stub.Script
         switch stub.outcome {
         case .response(var response):
@@ -269,9 +269,10 @@ final class InMemoryTransport: Transport {
     }
 
     /// Validates and records `request`, then takes its stub and waits out the stub's delay.
-    private func answer(_ request: Request) async throws -> (Stub, URL) {
-        // Rendering the URL validates the request, and the response carries it.
-        let url = try request.validatedURL()
+    private func answer(_ request: Request, isValid: Bool) async throws -> (Stub, URL) {
+        // Rendering the URL validates the request (unless the exchange did), and the response
+        // carries it.
+        let url = try request.hopURL(isValid: isValid)
         if recordingLimit > 0 {
             recorded.withLock { state in
                 state.requests.append(request)

@@ -30,6 +30,7 @@ extension Executor {
         defer { options.uploadProgress?.finish() }
         try request.validate()
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
+        let options = options.validated
         do {
             guard let deadline = request.effectiveDeadline else {
                 var response = try await exchange.execute(request, options: options)

@@ -9,10 +9,10 @@ import NIOCore
 import NIOHTTP1
 
 extension AsyncHTTPClientTransport {
-    /// Renders `request` as AsyncHTTPClient's request, validated once (an invalid request throws
-    /// and is never sent), with its URL string.
-    static func prepare(_ request: Request, progress: TransferProgress?) throws -> (HTTPClientRequest, url: String) {
-        let url = try request.validatedURLString()
+    /// Renders `request` as AsyncHTTPClient's request, with its URL string: validated unless the
+    /// exchange did (`isValid`; an invalid request throws and is never sent).
+    static func prepare(_ request: Request, progress: TransferProgress?, isValid: Bool) throws -> (HTTPClientRequest, url: String) {
+        let url = isValid ? try request.renderedURLString() : try request.validatedURLString()
         var prepared = HTTPClientRequest(url: url)
         if request.method != .get { prepared.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue) }
         var headers = NIOHTTP1.HTTPHeaders()

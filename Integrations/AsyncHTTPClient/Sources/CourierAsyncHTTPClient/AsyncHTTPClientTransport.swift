@@ -49,7 +49,7 @@ public struct AsyncHTTPClientTransport: Transport {
     /// - Returns: The head and the body.
     /// - Throws: ``/Courier/CourierError``.
     public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        let (prepared, url) = try Self.prepare(request, progress: options.uploadProgress)
+        let (prepared, url) = try Self.prepare(request, progress: options.uploadProgress, isValid: options.hopIsValid)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(prepared, deadline: .distantFuture)

@@ -88,7 +88,8 @@ public final class NIOTransport: Transport {
     /// - Returns: The head and the body.
     /// - Throws: ``/Courier/CourierError``.
     public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        let url = try request.validatedURLString()
+        // Validated once per hop, by the exchange (or here, when called without one).
+        let url = options.hopIsValid ? try request.renderedURLString() : try request.validatedURLString()
         let target: RequestTarget
         do {
             target = try RequestTarget(url: url)
