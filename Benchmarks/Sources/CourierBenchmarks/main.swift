@@ -15,7 +15,11 @@ do {
     if let kind = option("--profile"), let count = option("--count").flatMap(Int.init) {
         // For `valgrind --tool=callgrind`: one synchronous workload, `count` times (see
         // InstructionProfiles). Benchmarks/run subtracts two counts to remove start-up cost.
-        try InstructionProfiles.run(kind, count: count)
+        if kind == "exchange" || kind == "exchange-timeout" {
+            try await InstructionProfiles.exchange(count: count, timed: kind == "exchange-timeout")
+        } else {
+            try InstructionProfiles.run(kind, count: count)
+        }
         exit(0)
     }
     if let base = option("--delegate-only") {
