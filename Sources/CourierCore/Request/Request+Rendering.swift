@@ -37,12 +37,7 @@ extension Request {
     /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
     ///   request has problems.
     public func validatedURL() throws(CourierError) -> URL {
-        try validate()
-        guard let string = urlString(redacting: nil), let url = URL(string: string) else {
-            throw CourierError(
-                .invalidRequest([RequestProblem(.invalidURL, "the rendered URL did not parse")]), request: self)
-        }
-        return url
+        try hopURL(isValid: false)
     }
 
     /// The absolute URL the request is sent to, as a string: what a transport that parses URLs
@@ -52,10 +47,7 @@ extension Request {
     ///   request has problems; nothing is rendered then.
     public func validatedURLString() throws(CourierError) -> String {
         try validate()
-        guard let string = urlString(redacting: nil) else {
-            throw CourierError(.invalidRequest([RequestProblem(.missingURL, "the request has no base URL")]), request: self)
-        }
-        return string
+        return try renderedURLString()
     }
 
     /// The absolute URL the request is sent to, rendered without validating the request again:
@@ -73,7 +65,7 @@ extension Request {
     /// ``renderedURLString()`` parsed, or ``validatedURL()`` when `isValid` is `false`: the URL of
     /// a hop, validated at most once.
     package func hopURL(isValid: Bool) throws(CourierError) -> URL {
-        guard isValid else { return try validatedURL() }
+        if !isValid { try validate() }
         guard let url = URL(string: try renderedURLString()) else {
             throw CourierError(.invalidRequest([RequestProblem(.invalidURL, "the rendered URL did not parse")]), request: self)
         }
