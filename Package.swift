@@ -43,6 +43,12 @@ let package = Package(
         // The cookie jar (RFC 6265bis, with the Public Suffix List compiled in), for a server on
         // CourierCore that keeps cookies (`import Courier` includes it).
         .library(name: "CourierCookies", targets: ["CourierCookies"]),
+        // Retries, the retry budget, the circuit breaker, hedging, server pacing, concurrency
+        // limits and attempt timeouts, for a server on CourierCore (`import Courier` includes it).
+        .library(name: "CourierResilience", targets: ["CourierResilience"]),
+        // The test kit: the in-memory executor and its stubs, request verification, fault
+        // injection, HAR recording and replay (`import Courier` includes it).
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
         // The URLSession transport alone (`import Courier` includes it).
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         // The transport conformance suite, for packages that bring an executor of their own.
@@ -55,8 +61,8 @@ let package = Package(
         // not released: end
     ],
     targets: [
-        // Requests, builders, resources, the exchange, middleware, streaming, recording, testing:
-        // Foundation only.
+        // Requests, builders, resources, the exchange, the transport contract, streaming, errors,
+        // logging: Foundation only.
         .target(
             name: "CourierCore",
             path: "Sources/CourierCore",
@@ -77,6 +83,20 @@ let package = Package(
             path: "Sources/CourierCookies",
             swiftSettings: librarySettings
         ),
+        // The resilience middleware, above the core: only a user who retries or breaks links it.
+        .target(
+            name: "CourierResilience",
+            dependencies: ["CourierCore"],
+            path: "Sources/CourierResilience",
+            swiftSettings: librarySettings
+        ),
+        // The test kit, above the core and resilience (fault injection speaks its events).
+        .target(
+            name: "CourierTesting",
+            dependencies: ["CourierCore", "CourierResilience"],
+            path: "Sources/CourierTesting",
+            swiftSettings: librarySettings
+        ),
         // URLSession (FoundationNetworking on Linux): the transport, URLRequest rendering, the
         // libcurl error texts.
         .target(
@@ -88,13 +108,15 @@ let package = Package(
         // The umbrella `import Courier`, and the documentation catalog.
         .target(
             name: "Courier",
-            dependencies: ["CourierCore", "CourierCaching", "CourierCookies", "CourierURLSession"],
+            dependencies: [
+                "CourierCore", "CourierCaching", "CourierCookies", "CourierResilience", "CourierTesting", "CourierURLSession",
+            ],
             path: "Sources/Courier",
             swiftSettings: librarySettings
         ),
         .target(
             name: "CourierConformance",
-            dependencies: ["CourierCore", "CourierCaching", "CourierCookies"],
+            dependencies: ["CourierCore", "CourierCaching", "CourierCookies", "CourierResilience", "CourierTesting"],
             path: "Sources/CourierConformance",
             swiftSettings: librarySettings
         ),

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTesting
 import Foundation
 
 /// An in-memory stand-in for the httpbin endpoints the tour uses, so the tour runs offline.

@@ -1,6 +1,8 @@
 import CourierCaching
 import CourierCookies
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 /// The step-by-step walk through Courier. Every step checks what it got; any surprise ends the

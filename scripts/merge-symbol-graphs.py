@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Merges the symbol graphs of Courier's modules into one graph of the module `Courier`.
 
-`import Courier` is an umbrella: it re-exports CourierCore, CourierCaching, CourierCookies and CourierURLSession and declares
-nothing itself, so its own symbol graph is empty. The documentation presents what a user of
-`import Courier` sees, one module: this renames the four modules' graphs (and their extension graphs
+`import Courier` is an umbrella: it re-exports CourierCore, CourierCaching, CourierCookies,
+CourierResilience, CourierTesting and CourierURLSession and declares nothing itself, so its own
+symbol graph is empty. The documentation presents what a user of `import Courier` sees, one
+module: this renames the six modules' graphs (and their extension graphs
 of each other) to `Courier` and joins them, so that DocC links between them resolve.
 
 Usage: merge-symbol-graphs.py SOURCE_DIR OUTPUT_DIR
@@ -12,7 +13,7 @@ import json
 import os
 import sys
 
-MODULES = ["CourierCore", "CourierCaching", "CourierCookies", "CourierURLSession"]
+MODULES = ["CourierCore", "CourierCaching", "CourierCookies", "CourierResilience", "CourierTesting", "CourierURLSession"]
 source, output = sys.argv[1], sys.argv[2]
 merged = None
 extensions = {}

@@ -1,5 +1,6 @@
 // fuzz: seeded-runs 30000
 @testable import CourierCore
+@testable import CourierTesting
 import Foundation
 
 /// HAR files read for replay (a recording, a browser's export). Rules checked beyond "no crash":

@@ -1,5 +1,6 @@
 // fuzz: seeded-runs 500000
 @testable import CourierCore
+@testable import CourierResilience
 import Foundation
 
 /// `Retry-After` values (delay-seconds or an HTTP date). Rules checked beyond "no crash":

@@ -53,6 +53,7 @@ let package = Package(
             name: "NotesAPI",
             dependencies: [
                 .product(name: "CourierCore", package: "courier"),
+                .product(name: "CourierResilience", package: "courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "courier-async-http-client"),
                 .product(name: "CourierOpenAPI", package: "courier-openapi"),
                 .product(name: "CourierLogging", package: "courier-logging"),
@@ -71,6 +72,7 @@ let package = Package(
             dependencies: [
                 "NotesAPI",
                 .product(name: "CourierCore", package: "courier"),
+                .product(name: "CourierResilience", package: "courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "courier-async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -80,6 +82,7 @@ let package = Package(
             dependencies: [
                 "NotesAPI",
                 .product(name: "CourierCore", package: "courier"),
+                .product(name: "CourierTesting", package: "courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "courier-async-http-client"),
                 .product(name: "CourierNIO", package: "courier-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),

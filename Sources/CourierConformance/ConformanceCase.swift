@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 /// One guarantee every Courier transport keeps, stated as a check against the project's loopback

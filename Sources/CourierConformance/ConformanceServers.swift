@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 /// Where the loopback test servers listen: two httpbin instances on different origins (the same

@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 /// Courier's transport guarantees, as ``ConformanceCase``s every executor is held to.

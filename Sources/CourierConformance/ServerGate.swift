@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 /// A response the test server holds until the test opens it: `scripts/httpbin_wsgi.py`'s

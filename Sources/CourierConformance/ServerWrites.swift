@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 /// When a test server wrote a response, by its own clock: what `scripts/httpbin_wsgi.py` records

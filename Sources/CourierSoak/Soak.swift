@@ -1,5 +1,7 @@
 import CourierConformance
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 /// Mixed traffic against the loopback test servers for a while, at a fixed concurrency, to show

@@ -1,5 +1,7 @@
 import CourierConformance
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 extension Soak {

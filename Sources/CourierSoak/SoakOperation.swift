@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 /// One kind of call a soak makes, and the failures it injects on purpose.

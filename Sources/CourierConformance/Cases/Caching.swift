@@ -1,5 +1,7 @@
 import CourierCaching
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 extension ConformanceSuite {

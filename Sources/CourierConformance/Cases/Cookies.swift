@@ -1,5 +1,7 @@
 import CourierCookies
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 extension ConformanceSuite {

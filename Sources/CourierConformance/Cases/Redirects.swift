@@ -1,4 +1,6 @@
 import CourierCore
+import CourierResilience
+import CourierTesting
 import Foundation
 
 extension ConformanceSuite {

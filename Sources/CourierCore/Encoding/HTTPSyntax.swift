@@ -78,7 +78,7 @@ package enum HTTPSyntax {
     /// `name=value` split at its first `=` byte, each side without surrounding spaces and tabs;
     /// the value is `nil` when there is no `=`. Bytes, never Characters, for the reason
     /// ``parts(of:separatedBy:)`` gives.
-    static func nameAndValue(of part: String) -> (name: String, value: String?) {
+    package static func nameAndValue(of part: String) -> (name: String, value: String?) {
         let bytes = part.utf8
         guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return (trimmed(bytes[...]), nil) }
         return (trimmed(bytes[..<equals]), trimmed(bytes[bytes.index(after: equals)...]))

@@ -7,7 +7,7 @@
 /// Any JSON value, as Foundation's decoder reads it: for comparing two documents whatever their
 /// key order, and for asking whether bytes are JSON at all (in UTF-8, UTF-16 or UTF-32, which the
 /// decoder tells apart). FoundationEssentials has no `JSONSerialization`.
-enum JSONValue: Decodable, Equatable {
+package enum JSONValue: Decodable, Equatable {
     case null
     case bool(Bool)
     /// A number without a fraction or exponent that fits 64 bits.
@@ -17,7 +17,7 @@ enum JSONValue: Decodable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -38,14 +38,14 @@ enum JSONValue: Decodable, Equatable {
 
     /// The document `data` holds (any value at the top, not only an object or array), or `nil`
     /// when it is not JSON: strict JSON read directly, anything else asked of `JSONDecoder`.
-    static func decode(_ data: Data) -> JSONValue? {
+    package static func decode(_ data: Data) -> JSONValue? {
         let bytes = [UInt8](data)
         if JSONSyntax.isValid(bytes) { return parse(valid: bytes) }
         return try? JSONDecoder().decode(JSONValue.self, from: data)
     }
 
     /// Equal values: objects whatever their key order, and numbers by value (`1` and `1.0`).
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b

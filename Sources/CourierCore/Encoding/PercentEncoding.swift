@@ -2,7 +2,7 @@
 ///
 /// Strings are encoded as UTF-8; every byte outside the component's allowed set becomes `%XX`
 /// with upper-case hex digits. Strings that need no encoding are returned without copying.
-enum PercentEncoding {
+package enum PercentEncoding {
     /// A set of ASCII bytes left as they are.
     struct AllowedSet: Sendable {
         private var low: UInt64 = 0
@@ -88,7 +88,7 @@ enum PercentEncoding {
     }
 
     /// Decodes `%XX` escapes; invalid escapes are kept as they are. Used only for display.
-    static func decode(_ string: Substring) -> String {
+    package static func decode(_ string: Substring) -> String {
         guard string.contains("%") else { return String(string) }
         return String(decoding: decodedBytes(string), as: UTF8.self)
     }

@@ -7,32 +7,32 @@
 /// ``CourierError/wrapping(_:request:)`` (which every piece uses to read a failure) turns a
 /// cancellation in an expired attempt into the ``CourierError/Cause/timedOut`` it is, wherever
 /// the limit was configured.
-final class AttemptExpiry: Sendable {
+package final class AttemptExpiry: Sendable {
     /// The innermost attempt of the current task, if any.
-    @TaskLocal static var current: AttemptExpiry?
+    @TaskLocal package static var current: AttemptExpiry?
 
     /// The attempt's limit.
-    let limit: Duration
+    package let limit: Duration
     /// The attempt this one runs inside (an outer limit running out stops this one too).
-    let outer: AttemptExpiry?
+    package let outer: AttemptExpiry?
     private let ran = Locked(false)
 
-    init(limit: Duration, outer: AttemptExpiry?) {
+    package init(limit: Duration, outer: AttemptExpiry?) {
         self.limit = limit
         self.outer = outer
     }
 
     /// Marks the limit as run out (before the attempt is cancelled).
-    func expire() { ran.withLock { $0 = true } }
+    package func expire() { ran.withLock { $0 = true } }
 
     /// The limit that ran out, this attempt's or an outer one's, if any.
-    var expired: AttemptExpiry? {
+    package var expired: AttemptExpiry? {
         ran.withLock { $0 } ? self : outer?.expired
     }
 
     /// The timeout a cancellation in the current task stands for, when an attempt's limit ran
     /// out.
-    static var timeoutForCancellation: CourierError.Timeout? {
+    package static var timeoutForCancellation: CourierError.Timeout? {
         current?.expired.map { CourierError.Timeout(.attempt, limit: $0.limit) }
     }
 }

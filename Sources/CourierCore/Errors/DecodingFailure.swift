@@ -47,7 +47,7 @@ extension DecodingFailure {
 
 extension DecodingError {
     /// Where decoding stopped and why, in one line: `at items.0.id: type mismatch for Int: …`.
-    var summary: String {
+    package var summary: String {
         func path(_ context: DecodingError.Context) -> String {
             let joined = context.codingPath.map(\.stringValue).joined(separator: ".")
             return joined.isEmpty ? "" : "at \(joined): "

@@ -79,6 +79,11 @@ public struct Exchange: Executor {
     /// outside an exchange's hop. Logging and tracing add it to the retry attempt for
     /// `http.request.resend_count`.
     @TaskLocal public static var currentHop = 0
+    /// Which attempt of its call the current task is making, as the innermost retry middleware
+    /// (CourierResilience's `RetryMiddleware`) counts them: `1` for the first (and outside any
+    /// retry), `2` for the first retry, and so on. Logging, metrics and tracing read it to tell
+    /// attempts apart; a resend count is `currentAttempt - 1 + currentHop`.
+    @TaskLocal public static var currentAttempt = 1
 
     /// Whether the transport gathers a buffered body under the rules (a cast made once, not per call).
     private var gathersUnderRules: Bool

@@ -203,12 +203,12 @@ public struct RedirectPolicy: Sendable, Hashable {
 
 /// Scheme, host and port: what must match for a redirect to stay on the same origin
 /// ([RFC 6454](https://www.rfc-editor.org/rfc/rfc6454)).
-struct Origin: Hashable {
-    var scheme: String
-    var host: String
-    var port: Int
+package struct Origin: Hashable {
+    package var scheme: String
+    package var host: String
+    package var port: Int
 
-    init?(_ url: URL) {
+    package init?(_ url: URL) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host?.lowercased()
         else { return nil }
@@ -218,5 +218,5 @@ struct Origin: Hashable {
     }
 
     /// `https://api.example.com:443`: the key the retry budget and the circuit breaker count by.
-    var key: String { "\(scheme)://\(host):\(port)" }
+    package var key: String { "\(scheme)://\(host):\(port)" }
 }

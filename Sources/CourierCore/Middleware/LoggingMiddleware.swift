@@ -78,7 +78,7 @@ public struct LoggingMiddleware: Middleware {
         /// `204`, a `HEAD`, `Content-Length: 0`) is in hand, never streamed.
         public var isStreamed = false
         /// Which attempt this is, when the logging runs inside a ``RetryMiddleware``
-        /// (``RetryPolicy/currentAttempt``): `1` for the first.
+        /// (``Exchange/currentAttempt``): `1` for the first.
         public var attempt = 1
         /// Which hop of its call this is, when the logging runs per hop (``Exchange/eachHop(_:)``,
         /// ``Exchange/currentHop``): `0` for the request as sent, `1` after the first redirect.
@@ -210,8 +210,8 @@ public struct LoggingMiddleware: Middleware {
         let redactor: BodyRedactor?
         let clock = ContinuousClock()
         let start: ContinuousClock.Instant
-        /// The retry attempt this exchange is (``RetryPolicy/currentAttempt``).
-        let attempt = RetryPolicy.currentAttempt
+        /// The retry attempt this exchange is (``Exchange/currentAttempt``).
+        let attempt = CourierCore.Exchange.currentAttempt
         /// The hop of its call, when logging runs per hop.
         let hop = CourierCore.Exchange.currentHop
 

@@ -15,7 +15,7 @@
 /// 3. Echoes: the request's own secret values (sensitive header values and their credentials,
 ///    cookie values, sensitive query values, URL userinfo), wherever they appear; in a body that
 ///    is valid JSON, so that it stays valid JSON.
-struct BodyRedactor: Sendable {
+package struct BodyRedactor: Sendable {
     /// The names to hide.
     var redaction: Redaction
     /// The literal values to hide wherever they appear, in every spelling, as UTF-8 bytes: they
@@ -85,7 +85,7 @@ struct BodyRedactor: Sendable {
 
     /// The redactor for bodies exchanged for `request`: its own names and secret values, plus
     /// `extra` names.
-    init(request: Request?, extra: Redaction = Redaction()) {
+    package init(request: Request?, extra: Redaction = Redaction()) {
         guard let request else {
             self.init(redaction: extra, secrets: [])
             return
@@ -99,7 +99,7 @@ struct BodyRedactor: Sendable {
     ///   - truncated: Whether `text` is the start of a longer body (a log cap, a recording
     ///     limit): then the end of the text may be the start of a secret value, and is hidden
     ///     too.
-    func redact(_ text: String, truncated: Bool = false) -> String {
+    package func redact(_ text: String, truncated: Bool = false) -> String {
         var current = redactStructure(text)
         guard !search.isEmpty else { return current }
         // Hiding an echo can make a name read as sensitive (`abcd-1234cookie` is one word,

@@ -14,12 +14,12 @@
 ///
 /// What it cannot know: a secret of a binary format's own (a token a server puts in a protobuf
 /// message), or text in UTF-16 with nothing that says so. Only leaving bodies out is sure.
-struct UnreadableBodyCheck: Sendable {
+package struct UnreadableBodyCheck: Sendable {
     /// The request's secret values in every encoding and spelling.
     private let echoes: SecretEchoes
 
     /// The check for bodies exchanged for the request whose secret values are `echoes`.
-    init(echoes: SecretEchoes) {
+    package init(echoes: SecretEchoes) {
         self.echoes = echoes
     }
 
@@ -29,7 +29,7 @@ struct UnreadableBodyCheck: Sendable {
     ///   - type: Its `Content-Type`, or an empty string.
     ///   - truncated: Whether `body` is the start of a longer one: then an end that is the
     ///     first 4 bytes or more of a secret is a secret cut in two.
-    func reasonToWithhold(_ body: Data, type: String, truncated: Bool = false) -> String? {
+    package func reasonToWithhold(_ body: Data, type: String, truncated: Bool = false) -> String? {
         let bytes = [UInt8](body)
         if echoes.occur(in: bytes, cut: truncated) { return "it holds a secret of the request" }
         if Self.isText(bytes, type: type) { return "text that is not UTF-8, which the redactor does not read" }

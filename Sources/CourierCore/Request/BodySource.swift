@@ -153,25 +153,6 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Reads the whole body into memory, refusing more than `limit` bytes: for tests and
-    /// in-memory executors.
-    /// - Parameter limit: The most bytes to accept.
-    /// - Returns: The bytes.
-    /// - Throws: ``CourierError``.
-    public func collect(upTo limit: Int) async throws(CourierError) -> Data {
-        var data = Data()
-        do {
-            // Held to its length as a transport holds it: a stub sees what a server would.
-            for try await chunk in FramedBody(self) {
-                guard data.count + chunk.count <= limit else { throw CourierError(.responseTooLarge(limit: limit)) }
-                data.append(chunk)
-            }
-        } catch {
-            throw CourierError.wrapping(error, request: nil)
-        }
-        return data
-    }
-
     package static let alreadyUsed = RequestProblem(
         .bodyEncodingFailed,
         "the request's body is a one-shot byte sequence that was already sent; it cannot be sent again "
@@ -230,73 +211,5 @@ public struct BodySource: Sendable, Hashable, CustomStringConvertible {
                 return nil
             }
         }
-    }
-
-    /// A file to upload this body from: a temporary copy written now, held to the body's length
-    /// as it is copied (the second value says to remove it afterwards; always `true`). For an
-    /// uploader that reads a file past the length it announced (FoundationNetworking does).
-    package func uploadFile() async throws -> (url: URL, temporary: Bool) {
-        if case .file(let url) = storage {
-            guard url.isFileURL, FileManager.default.isReadableFile(atPath: url.path) else {
-                throw RequestProblem(.bodyEncodingFailed, "the file \(url.lastPathComponent.debugDescription) could not be read")
-            }
-        }
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID().uuidString)")
-        // Created exclusively, never through a link, readable by its owner only: it holds the body.
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw RequestProblem(.bodyEncodingFailed, "a temporary file for the request body could not be created")
-        }
-        let handle = OpenFile(descriptor: descriptor)
-        do {
-            defer { handle.close() }
-            // Held to its length as every transport holds a streamed body: a sequence that runs
-            // past it is refused before it fills the disk.
-            for try await chunk in FramedBody(self) { try handle.write(chunk) }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
-        return (temporary, true)
-    }
-}
-
-/// Sets the body to a file, uploaded from disk when the request is sent (never loaded whole),
-/// with its `Content-Type`.
-///
-/// ```swift
-/// .put |> url("https://uploads.example.com/v1/backup") |> upload(backupFile)
-/// ```
-/// - Parameters:
-///   - fileURL: A file URL.
-///   - contentType: The media type; `application/octet-stream` by default, `nil` to leave the
-///     header alone.
-/// - Returns: The builder.
-public func upload(_ fileURL: URL, contentType: MediaType? = .octetStream) -> RequestBuilder {
-    { request in
-        var request = consume request
-        request.bodySource = .file(fileURL)
-        if let contentType { request.headers.set(.contentType, contentType.rawValue) }
-        return request
-    }
-}
-
-/// Sets the body to the bytes of an `AsyncSequence`, read once while the request is sent.
-///
-/// The request is not retried (the sequence cannot be read twice).
-/// - Parameters:
-///   - sequence: The chunks.
-///   - length: The total length, when known.
-///   - contentType: The media type; `application/octet-stream` by default.
-/// - Returns: The builder.
-public func upload<S: AsyncSequence & Sendable>(
-    _ sequence: S, length: Int64? = nil, contentType: MediaType? = .octetStream
-) -> RequestBuilder where S.Element == Data {
-    let source = BodySource.sequence(sequence, length: length)
-    return { request in
-        var request = consume request
-        request.bodySource = source
-        if let contentType { request.headers.set(.contentType, contentType.rawValue) }
-        return request
     }
 }

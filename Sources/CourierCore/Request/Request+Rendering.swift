@@ -4,7 +4,6 @@
     import Foundation
 #endif
 
-
 extension Request {
     /// Every problem that stops this request from being sent: those recorded by builders plus
     /// those found by checking the current method, URL, path segments, headers and timeout.
@@ -14,62 +13,6 @@ extension Request {
         var found = recordedProblems
         collectStructuralProblems(into: &found)
         return found
-    }
-
-    /// Throws when the request has any ``problems``.
-    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)``.
-    public func validate() throws(CourierError) {
-        let found = problems
-        guard found.isEmpty else {
-            throw CourierError(.invalidRequest(found), request: self)
-        }
-    }
-
-    /// The absolute URL the request is sent to (``baseURL`` plus the percent-encoded path
-    /// segments and query items), or `nil` when the request has ``problems``.
-    ///
-    /// Use ``validatedURL()`` to learn why there is none.
-    public var url: URL? { try? validatedURL() }
-
-    /// The absolute URL the request is sent to: ``baseURL`` plus the percent-encoded path segments
-    /// and query items.
-    /// - Returns: The URL.
-    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
-    ///   request has problems.
-    public func validatedURL() throws(CourierError) -> URL {
-        try hopURL(isValid: false)
-    }
-
-    /// The absolute URL the request is sent to, as a string: what a transport that parses URLs
-    /// itself (AsyncHTTPClient, for one) sends, validated once and not parsed into a `URL` here.
-    /// - Returns: The percent-encoded URL string.
-    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
-    ///   request has problems; nothing is rendered then.
-    public func validatedURLString() throws(CourierError) -> String {
-        try validate()
-        return try renderedURLString()
-    }
-
-    /// The absolute URL the request is sent to, rendered without validating the request again:
-    /// for a transport that the exchange told the hop is valid (``StreamOptions/hopIsValid``).
-    /// - Returns: The percent-encoded URL string.
-    /// - Throws: ``CourierError`` with cause ``CourierError/Cause/invalidRequest(_:)`` when the
-    ///   request has no base URL.
-    @_spi(Transports) public func renderedURLString() throws(CourierError) -> String {
-        guard let string = urlString(redacting: nil) else {
-            throw CourierError(.invalidRequest([RequestProblem(.missingURL, "the request has no base URL")]), request: self)
-        }
-        return string
-    }
-
-    /// ``renderedURLString()`` parsed, or ``validatedURL()`` when `isValid` is `false`: the URL of
-    /// a hop, validated at most once.
-    package func hopURL(isValid: Bool) throws(CourierError) -> URL {
-        if !isValid { try validate() }
-        guard let url = URL(string: try renderedURLString()) else {
-            throw CourierError(.invalidRequest([RequestProblem(.invalidURL, "the rendered URL did not parse")]), request: self)
-        }
-        return url
     }
 
     /// The absolute URL as logs, metrics and traces may show it: userinfo and the values of
@@ -94,7 +37,7 @@ extension Request {
 
     /// The absolute URL as a string, or `nil` when there is no base URL.
     /// - Parameter redaction: When given, userinfo and sensitive query values are hidden.
-    func urlString(redacting redaction: Redaction?) -> String? {
+    package func urlString(redacting redaction: Redaction?) -> String? {
         guard let baseURL else { return nil }
         if redaction == nil, let plain = plainURLString(baseURL) { return plain }
         return composedURLString(baseURL, redacting: redaction)

@@ -7,7 +7,7 @@
 /// Two counts over a sliding window kept as its last ten tenths ("slices"): the calls and
 /// retries of a ``RetryBudget``, the calls and failures of a ``CircuitBreaker``. A slice older
 /// than the window is dropped; memory is at most ten slices.
-struct SlidingCounts {
+package struct SlidingCounts {
     private struct Slice {
         var index: Int64
         var first: Int
@@ -16,22 +16,24 @@ struct SlidingCounts {
 
     private var slices: [Slice] = []
     /// The newest slice anything was added to (how recently the counts were used).
-    private(set) var lastSlice: Int64 = 0
+    package private(set) var lastSlice: Int64 = 0
+
+    package init() {}
 
     /// The slice `elapsed` falls in, for a window of `window` (saturating, never negative).
-    static func slice(at elapsed: Duration, window: Duration) -> Int64 {
+    package static func slice(at elapsed: Duration, window: Duration) -> Int64 {
         let length = window.seconds / 10
         guard length > 0 else { return 0 }
         return Int64(Swift.min(Swift.max(0, elapsed.seconds / length), Double(Int64.max / 2)))
     }
 
     /// Drops the slices more than a window older than `slice`.
-    mutating func slide(to slice: Int64) {
+    package mutating func slide(to slice: Int64) {
         slices.removeAll { $0.index < slice - 9 }
     }
 
     /// Adds to the counts of `slice` (the newest).
-    mutating func add(first: Int = 0, second: Int = 0, in slice: Int64) {
+    package mutating func add(first: Int = 0, second: Int = 0, in slice: Int64) {
         if let last = slices.indices.last, slices[last].index == slice {
             slices[last].first += first
             slices[last].second += second
@@ -42,10 +44,10 @@ struct SlidingCounts {
     }
 
     /// Forgets every count.
-    mutating func reset() { slices = [] }
+    package mutating func reset() { slices = [] }
 
     /// The first count over the kept slices.
-    var first: Int { slices.reduce(0) { $0 + $1.first } }
+    package var first: Int { slices.reduce(0) { $0 + $1.first } }
     /// The second count over the kept slices.
-    var second: Int { slices.reduce(0) { $0 + $1.second } }
+    package var second: Int { slices.reduce(0) { $0 + $1.second } }
 }

@@ -2,7 +2,7 @@
 extension StringProtocol {
     /// The text with every occurrence of `target` (matched character by character, left to
     /// right, without overlaps) replaced by `replacement`.
-    func replacingAll(_ target: String, with replacement: String) -> String {
+    package func replacingAll(_ target: String, with replacement: String) -> String {
         guard !target.isEmpty, var found = firstRange(of: target) else { return String(self) }
         var result = ""
         var rest = self[...]

@@ -1,4 +1,5 @@
 import CourierCore
+import CourierTesting
 @testable import CourierConformance
 import Foundation
 import Testing

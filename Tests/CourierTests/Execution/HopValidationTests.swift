@@ -1,4 +1,5 @@
 @_spi(Transports) import CourierCore
+import CourierTesting
 import Foundation
 import Testing
 import TestSupport

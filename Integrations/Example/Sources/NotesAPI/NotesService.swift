@@ -4,6 +4,7 @@ import CourierCore
 import CourierLogging
 import CourierMetrics
 import CourierOpenAPI
+import CourierResilience
 import CourierTracing
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,6 @@
 import CourierAsyncHTTPClient
 import CourierCore
+import CourierResilience
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

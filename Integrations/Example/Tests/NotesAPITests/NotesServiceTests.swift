@@ -1,5 +1,6 @@
 import CourierAsyncHTTPClient
 import CourierNIO
+import CourierTesting
 import CourierCore
 import Foundation
 import InMemoryLogging

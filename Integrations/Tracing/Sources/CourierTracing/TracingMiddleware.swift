@@ -195,7 +195,7 @@ public struct TracingMiddleware: HopTimingsObserver {
             if let operation = request.operationID { attributes["courier.operation_id"] = operation }
             // Retries before this attempt, and redirects followed before this hop when the
             // middleware runs per hop (`eachHop`).
-            let resends = RetryPolicy.currentAttempt - 1 + Exchange.currentHop
+            let resends = Exchange.currentAttempt - 1 + Exchange.currentHop
             if resends > 0 { attributes["http.request.resend_count"] = resends }
         }
     }

@@ -1,3 +1,5 @@
+import CourierCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -159,7 +161,7 @@ public struct RetryMiddleware: Middleware {
         while true {
             let outcome: Result<StreamedResponse, any Error>
             do {
-                outcome = .success(try await RetryPolicy.$currentAttempt.withValue(attempt) { try await self.attempt(request, next: next) })
+                outcome = .success(try await Exchange.$currentAttempt.withValue(attempt) { try await self.attempt(request, next: next) })
             } catch {
                 outcome = .failure(error)
             }
@@ -229,17 +231,11 @@ enum RetryAfter {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}
-
 extension RetryPolicy {
     /// The attempt the innermost ``RetryMiddleware`` of the current task is making: `1` for the
     /// first (and outside any retry middleware), `2` for the first retry, and so on. Middleware
     /// inside the retry (logging, metrics, tracing) reads it to tell attempts apart; a resend
-    /// count is `currentAttempt - 1`.
-    @TaskLocal public static var currentAttempt = 1
+    /// count is `currentAttempt - 1`. The same as ``/CourierCore/Exchange/currentAttempt``, which
+    /// the core's middleware read without linking this module.
+    public static var currentAttempt: Int { Exchange.currentAttempt }
 }

@@ -1,3 +1,6 @@
+import CourierCore
+import CourierResilience
+
 /// Reason phrases for status codes (RFC 9110 §15 and the registered extensions), for HAR's
 /// required `statusText`. URLSession does not report the phrase the server sent.
 enum HTTPStatusText {

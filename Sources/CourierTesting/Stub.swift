@@ -1,3 +1,6 @@
+import CourierCore
+import CourierResilience
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -1,3 +1,5 @@
+@_spi(Transports) import CourierCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

@@ -1,3 +1,5 @@
+import CourierCore
+
 /// Lets identical `GET` (and `HEAD`) requests that are in flight at the same time share one
 /// response. Opt-in: add it where repeated identical reads are common (a list screen opened
 /// twice, several views asking for the same avatar).

@@ -1,3 +1,6 @@
+@_spi(Transports) import CourierCore
+import CourierResilience
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

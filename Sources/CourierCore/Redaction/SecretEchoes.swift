@@ -12,7 +12,7 @@
 /// values, URL userinfo; 4 bytes or more, as ``BodyRedactor`` takes them) is searched for as
 /// written, composed and decomposed (NFC, NFD), percent-encoded, and in every spelling a JSON
 /// encoder writes; each of those in UTF-8, UTF-16 and UTF-32, in either byte order.
-struct SecretEchoes: Sendable {
+package struct SecretEchoes: Sendable {
     private let search: SecretSearch
 
     /// The echoes of `secrets`.
@@ -33,7 +33,7 @@ struct SecretEchoes: Sendable {
     }
 
     /// The echoes of the secret values `request` carries, with `extra` names sensitive too.
-    init(request: Request?, extra: Redaction = Redaction()) {
+    package init(request: Request?, extra: Redaction = Redaction()) {
         self.init(secrets: request?.secretValues(extra: extra) ?? [])
     }
 
@@ -66,21 +66,21 @@ struct SecretEchoes: Sendable {
 
     /// Whether `text` holds a secret, as it is or with its `%XX` escapes decoded (a URL may
     /// escape any byte, not only those it must).
-    func occur(in text: String) -> Bool {
+    package func occur(in text: String) -> Bool {
         guard !search.isEmpty else { return false }
         if search.occurs(in: Array(text.utf8)) { return true }
         return text.utf8.contains(UInt8(ascii: "%")) && search.occurs(in: Array(PercentEncoding.decode(Substring(text)).utf8))
     }
 
     /// `text`, or ``Redaction/placeholder`` when it holds a secret.
-    func shown(_ text: String) -> String {
+    package func shown(_ text: String) -> String {
         occur(in: text) ? Redaction.placeholder : text
     }
 
     /// `headers` with every field whose value holds a secret marked sensitive: printed forms
     /// (descriptions, mirrors, logs, HAR files) show `<redacted>` for it; the value stays
     /// readable.
-    func marking(_ headers: HTTPHeaders) -> HTTPHeaders {
+    package func marking(_ headers: HTTPHeaders) -> HTTPHeaders {
         guard !search.isEmpty else { return headers }
         var marked = headers
         for field in headers where !marked.sensitiveNames.contains(field.name) && occur(in: field.value) {

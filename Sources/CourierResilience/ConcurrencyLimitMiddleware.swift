@@ -1,3 +1,5 @@
+import CourierCore
+
 /// Lets at most a fixed number of requests through at once; the others wait their turn in
 /// arrival order.
 ///

@@ -53,7 +53,7 @@ extension ManualClock {
 
 /// Sleeps on `clock` for `delay`, labelled `kind` when the clock is a ``ManualClock`` (any other
 /// clock sleeps as it is, with no task-local to set).
-func sleep<C: Clock>(on clock: C, for delay: C.Duration, as kind: ManualClock.SleepKind) async throws {
+package func sleep<C: Clock>(on clock: C, for delay: C.Duration, as kind: ManualClock.SleepKind) async throws {
     guard clock is ManualClock else { return try await clock.sleep(for: delay) }
     try await ManualClock.$currentKind.withValue(kind) { try await clock.sleep(for: delay) }
 }

@@ -1,3 +1,6 @@
+import CourierCore
+import CourierResilience
+
 /// A path pattern such as `/users/{id}/posts`, matched segment by segment against a request's
 /// path; the values of its `{name}` variables are handed to a route's handler.
 ///

@@ -1,3 +1,5 @@
+import CourierCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -126,7 +128,7 @@ public final class RetryBudget: Sendable {
     /// `https://api.example.com:443`: the request's origin (`Origin`, as the redirect policy
     /// compares them). A URL without one (not http or https, no host) is counted as its scheme
     /// and host alone: never its user, path or query, which an error names.
-    static func origin(of request: Request) -> String {
+    package static func origin(of request: Request) -> String {
         // The base URL holds the origin (and is there already); the whole URL is rendered only
         // for a request built without one.
         let url: URL? = request.baseURL?.host != nil ? request.baseURL : request.url

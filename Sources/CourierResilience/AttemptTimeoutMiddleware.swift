@@ -1,3 +1,5 @@
+import CourierCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -41,7 +43,7 @@ public struct AttemptTimeoutMiddleware: Middleware {
         self.clock = clock
     }
 
-    static func clamped(_ limit: Duration) -> Duration {
+    package static func clamped(_ limit: Duration) -> Duration {
         Swift.min(Swift.max(limit, .zero), .seconds(Request.maximumInterval))
     }
 
