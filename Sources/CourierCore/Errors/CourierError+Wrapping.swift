@@ -4,7 +4,6 @@
     import Foundation
 #endif
 
-
 extension CourierError {
     /// Maps any error from a transport or middleware to a `CourierError`.
     ///
@@ -27,11 +26,7 @@ extension CourierError {
                 error.cause = .timedOut
                 error.timeout = timeout
             }
-            if error.request == nil, let request {
-                error.request = request.redacted()
-                error.echoGuard = BodyRedactor(request: request)
-            }
-            return error
+            return error.about(request)
         case is CancellationError:
             // The cancellation that stops an attempt whose time ran out is that timeout.
             if let timeout = AttemptExpiry.timeoutForCancellation { return .timedOut(timeout, request: request) }
@@ -56,6 +51,18 @@ extension CourierError {
             }
             return wrapped
         }
+    }
+}
+
+extension CourierError {
+    /// This error with `request` as its context (redacted) when it has none yet: context added,
+    /// not a mapping.
+    package func about(_ request: Request?) -> CourierError {
+        guard self.request == nil, let request else { return self }
+        var error = self
+        error.request = request.redacted()
+        error.echoGuard = BodyRedactor(request: request)
+        return error
     }
 }
 

@@ -25,7 +25,8 @@
 /// 7. A redirect the policy follows has its body drained (up to 64 KiB, so a connection can be
 ///    reused; a longer one is cut) and the next hop is sent; a refused one fails with
 ///    ``TransportFailure/Kind/redirectFailed``; any other response ends the call.
-/// 8. An error is a ``CourierError`` with the caller's request attached (redacted).
+/// 8. An error is a ``CourierError`` with the caller's request attached (redacted), mapped once:
+///    by the transport that knows what its failure means, or here, where the call ends.
 ///
 /// A transport that gathers a body faster than it streams one is asked for it in hand
 /// (``StreamOptions/buffersBody``) only when nothing has to watch it arrive: no size limit and
@@ -134,13 +135,21 @@ public struct Exchange: Executor {
     ///   - request: The request.
     ///   - options: How the body is delivered; handed to every hop.
     /// - Returns: The head and body of the response that ends the call.
-    /// - Throws: ``CourierError``, with `request` attached, or what a middleware throws.
-    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        guard !middleware.isEmpty else { return try await call(request, options: options) }
-        // A per-call middleware may change the request: its hops are validated here again.
-        var options = options
-        options.callIsValid = false
-        return try await middleware.run(request) { [options] request in try await self.call(request, options: options) }
+    /// - Throws: ``CourierError``, with `request` attached: what a middleware or the transport
+    ///   threw that is not one already is mapped here, once (``CourierError/wrapping(_:request:)``).
+    public func execute(_ request: Request, options: StreamOptions) async throws(CourierError) -> StreamedResponse {
+        do {
+            guard !middleware.isEmpty else { return try await call(request, options: options) }
+            // A per-call middleware may change the request: its hops are validated here again.
+            var options = options
+            options.callIsValid = false
+            return try await middleware.run(request) { [options] request in try await self.call(request, options: options) }
+        } catch {
+            // The one place an error of the call becomes a `CourierError`: a transport's own
+            // failures arrive mapped (it knows what they mean), a timed hop's with its timings;
+            // what a middleware or another transport threw is mapped now. Nothing above maps again.
+            throw CourierError.wrapping(error, request: request)
+        }
     }
 
     /// Sends `request` (as the per-call middleware left it) and every redirect the policy follows.
@@ -174,7 +183,7 @@ public struct Exchange: Executor {
                     resent = true
                     continue
                 }
-                throw CourierError.wrapping(error, request: request)
+                throw error
             }
             resent = false
             guard redirects.follows, RedirectPolicy.isRedirect(response.status) else { return response }

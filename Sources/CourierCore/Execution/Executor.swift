@@ -107,8 +107,8 @@ extension Executor {
     ///   - options: How the body is delivered: buffer limits, upload progress, whether the
     ///     caller reads it whole.
     /// - Returns: The response head and its body, whatever the status.
-    /// - Throws: ``CourierError``, or what a middleware throws.
-    public func execute(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+    /// - Throws: ``CourierError``.
+    public func execute(_ request: Request, options: StreamOptions) async throws(CourierError) -> StreamedResponse {
         try await exchange.execute(request, options: options)
     }
 }
@@ -163,18 +163,21 @@ extension Executor {
     public func send(_ request: Request) async throws(CourierError) -> Response {
         try request.validate()
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
-        do {
-            guard let deadline = request.effectiveDeadline else { return try await buffered(request) }
-            return try await withDeadline(.seconds(deadline), request: request) { try await buffered(request) }
-        } catch {
-            throw CourierError.wrapping(error, request: request)
-        }
+        // The exchange's errors arrive mapped, with the request: nothing to map here.
+        guard let deadline = request.effectiveDeadline else { return try await buffered(request) }
+        return try await withDeadline(.seconds(deadline), request: request) { () async throws(CourierError) in try await buffered(request) }
     }
 
     /// The response with its whole body: in hand when the transport gathered it, read from the
     /// stream otherwise.
-    private func buffered(_ request: Request) async throws -> Response {
-        try await exchange.execute(request, options: StreamOptions.buffered.validated).collect(upTo: .max)
+    private func buffered(_ request: Request) async throws(CourierError) -> Response {
+        let response = try await exchange.execute(request, options: StreamOptions.buffered.validated)
+        do {
+            return try await response.collect(upTo: .max)
+        } catch {
+            // A failure of the body as it arrives (cut short, too large) names the call.
+            throw error.about(request)
+        }
     }
 }
 
@@ -182,17 +185,24 @@ extension Executor {
 /// finished within `limit`.
 func withDeadline<Value: Sendable>(
     _ limit: Duration, request: Request, clock: ContinuousClock = ContinuousClock(),
-    _ operation: @escaping @Sendable () async throws -> Value
-) async throws -> Value {
-    try await withThrowingTaskGroup(of: Value?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await clock.sleep(for: limit)
-            return nil
+    _ operation: @escaping @Sendable () async throws(CourierError) -> Value
+) async throws(CourierError) -> Value {
+    do {
+        return try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await clock.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            guard let value = first else { throw CourierError.timedOut(.init(.deadline, limit: limit), request: request) }
+            return value
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw CancellationError() }
-        guard let value = first else { throw CourierError.timedOut(.init(.deadline, limit: limit), request: request) }
-        return value
+    } catch let error as CourierError {
+        throw error
+    } catch {
+        // The deadline's own sleep, stopped because the caller was cancelled.
+        throw CourierError(.cancelled, request: request)
     }
 }

@@ -31,23 +31,21 @@ extension Executor {
         try request.validate()
         if Task.isCancelled { throw CourierError(.cancelled, request: request) }
         let options = options.validated
-        do {
-            guard let deadline = request.effectiveDeadline else {
-                var response = try await exchange.execute(request, options: options)
-                response.request = request
-                return response
-            }
-            let clock = ContinuousClock()
-            let start = clock.now
-            var response = try await withDeadline(.seconds(deadline), request: request) {
-                try await exchange.execute(request, options: options)
-            }
+        // The exchange's errors arrive mapped, with the request: nothing to map here.
+        guard let deadline = request.effectiveDeadline else {
+            var response = try await exchange.execute(request, options: options)
             response.request = request
-            if response.body.bufferedData != nil { return response }
-            return response.endingBody(at: start.advanced(by: .seconds(deadline)), limit: .seconds(deadline), clock: clock, request: request)
-        } catch {
-            throw CourierError.wrapping(error, request: request)
+            return response
         }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let exchange = self.exchange
+        var response = try await withDeadline(.seconds(deadline), request: request) { () async throws(CourierError) in
+            try await exchange.execute(request, options: options)
+        }
+        response.request = request
+        if response.body.bufferedData != nil { return response }
+        return response.endingBody(at: start.advanced(by: .seconds(deadline)), limit: .seconds(deadline), clock: clock, request: request)
     }
 }
 
