@@ -235,7 +235,7 @@ extension RetryPolicy {
     /// The attempt the innermost ``RetryMiddleware`` of the current task is making: `1` for the
     /// first (and outside any retry middleware), `2` for the first retry, and so on. Middleware
     /// inside the retry (logging, metrics, tracing) reads it to tell attempts apart; a resend
-    /// count is `currentAttempt - 1`. The same as ``/CourierCore/Exchange/currentAttempt``, which
+    /// count is `currentAttempt - 1`. The same as ``Exchange/currentAttempt``, which
     /// the core's middleware read without linking this module.
     public static var currentAttempt: Int { Exchange.currentAttempt }
 }
