@@ -4,7 +4,9 @@ import CourierCore
 import CourierLogging
 import CourierMetrics
 import CourierOpenAPI
-import CourierResilience
+// Re-exported: `init` takes a `RetryPolicy`, so a caller configures the service's retries
+// without importing Courier's resilience module itself.
+@_exported import CourierResilience
 import CourierTracing
 #if canImport(FoundationEssentials)
     import FoundationEssentials
