@@ -49,6 +49,7 @@ public struct AsyncHTTPClientTransport: Transport {
     /// - Returns: The head and the body.
     /// - Throws: ``/Courier/CourierError``.
     public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        if options.buffersBody { return try await gather(request, options: options) }
         let (prepared, url) = try Self.prepare(request, progress: options.uploadProgress, isValid: options.hopIsValid)
         let response: HTTPClientResponse
         do {
@@ -67,16 +68,59 @@ public struct AsyncHTTPClientTransport: Transport {
             let problem = AsyncHTTPClientExecutor.ConfigurationError(problems: ["follows redirects"]).description
             throw CourierError(.transport(TransportFailure(.redirectFailed, message: problem)), request: request)
         }
-        let headers = response.headers
-        // The URL is parsed, and the headers converted, only if someone reads them.
-        let head = Response(
-            status: Int(response.status.code), urlString: url, field: { headers.first(name: $0.rawValue) },
-            headers: { Self.convert(headers) })
+        let head = Self.response(status: response.status, headers: response.headers, url: url)
         let body = BodyReader(response: response, head: head, method: request.method, request: request, timings: options.timings)
-        if options.buffersBody {
-            return StreamedResponse(head: head, body: ByteStream(try await body.collect()))
-        }
         return StreamedResponse(head: head, body: body.stream(bufferLimit: options.bufferLimit))
+    }
+
+    /// Sends `request` through AsyncHTTPClient's delegate API and gathers its response whole on
+    /// the event loop, held to the exchange's rules (``GatheringDelegate``); the body is decoded
+    /// once it is in hand, its decoded bytes held to the size limit.
+    private func gather(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        let (prepared, url, upload) = try Self.prepareForDelegate(
+            request, progress: options.uploadProgress, isValid: options.hopIsValid, eventLoop: client.eventLoopGroup.any())
+        let delegate = GatheringDelegate(rules: options.rules, timings: options.timings, url: url)
+        let task = client.execute(request: prepared, delegate: delegate, deadline: nil)
+        // The idle timer stops the hop; the exchange reports the timeout.
+        options.rules?.watch { task.cancel() }
+        let gathered: GatheredResponse
+        do {
+            gathered = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+        } catch let error as CourierError {
+            // The size limit's error, made by the delegate: it names the request and keeps the head.
+            upload?.cancel()
+            throw error
+        } catch {
+            upload?.cancel()
+            throw TransportErrors.courierError(for: error, request: request, duringBody: delegate.receivedHead)
+        }
+        // An answer before the whole upload (the server read no further): the rest is not sent.
+        upload?.cancel()
+        if delegate.visits > 1 {
+            // A client that follows redirects itself slipped past the check at init.
+            let problem = AsyncHTTPClientExecutor.ConfigurationError(problems: ["follows redirects"]).description
+            throw CourierError(.transport(TransportFailure(.redirectFailed, message: problem)), request: request)
+        }
+        options.timings?.connection(nil, protocol: gathered.head.version.major >= 2 ? "h2" : "http/1.1")
+        let head = Self.response(status: gathered.head.status, headers: gathered.head.headers, url: url)
+        let coding = Self.hasBody(status: head.status, method: request.method) ? gathered.head.headers.first(name: "content-encoding") : nil
+        let body = try BodyReader.decode(gathered.body, contentEncoding: coding, rules: options.rules, request: request, head: head)
+        return StreamedResponse(head: head, body: ByteStream(body))
+    }
+
+    /// A response head in Courier's form: the URL is parsed, and the headers converted, only if
+    /// someone reads them.
+    static func response(status: HTTPResponseStatus, headers: NIOHTTP1.HTTPHeaders, url: String) -> Response {
+        Response(status: Int(status.code), urlString: url, field: { headers.first(name: $0.rawValue) }, headers: { Self.convert(headers) })
+    }
+
+    /// Whether a response with `status`, answering `method`, has a body to decode.
+    static func hasBody(status: Int, method: CourierCore.HTTPMethod) -> Bool {
+        method != .head && status != 204 && status != 304 && status >= 200
     }
 
     /// Response headers in Courier's form, in the order they arrived, repeats kept.
@@ -87,3 +131,9 @@ public struct AsyncHTTPClientTransport: Transport {
         return CourierCore.HTTPHeaders(fields)
     }
 }
+
+/// A body read whole is gathered on AsyncHTTPClient's event loop under the exchange's rules
+/// (``GatheringDelegate``): the idle timer stops the hop through its task, and the loop counts
+/// the bytes against the size limit, so a request with a timeout or a size limit costs no task
+/// and no stream of its own.
+@_spi(Transports) extension AsyncHTTPClientTransport: GathersUnderRules {}

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import CourierCore
+@_spi(Transports) import CourierCore
 @_spi(NIOTransports) import CourierNIOSupport
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -11,7 +11,8 @@ import NIOFoundationEssentialsCompat
 import NIOHTTP1
 
 /// Reads one response body from AsyncHTTPClient, decompressed piece by piece: either gathered
-/// whole (``collect()``) or handed to a reader through a ``/Courier/ByteStream`` with backpressure
+/// whole on the event loop (``decode(_:contentEncoding:rules:request:head:)``, after
+/// ``GatheringDelegate``) or handed to a reader through a ``/Courier/ByteStream`` with backpressure
 /// (``stream(bufferLimit:)``), where the ``/Courier/Exchange`` holds it to the size limit, the
 /// framing check and the idle timer as the pieces go in.
 struct BodyReader: Sendable {
@@ -61,26 +62,37 @@ struct BodyReader: Sendable {
         return true
     }
 
-    /// The whole body.
-    func collect() async throws -> Data {
-        var data = Data()
-        var pieces = 0
-        _ = try await pump { piece in
-            pieces += 1
-            if pieces == 1 {
-                // Most small bodies are one piece: it becomes the body as it is, not copied again.
-                data = piece
-                return true
+    /// A body gathered whole, decoded when it has a `contentEncoding`, its decoded bytes held to
+    /// the size limit of `rules` as they come (a small body that inflates past it stops there,
+    /// with the error that keeps `head`).
+    /// - Throws: ``/Courier/CourierError`` for a corrupt or cut compressed body, or past the limit.
+    static func decode(
+        _ buffer: ByteBuffer?, contentEncoding: String?, rules: BodyRules?, request: Request, head: @autoclosure () -> Response
+    ) throws(CourierError) -> Data {
+        guard let buffer, buffer.readableBytes > 0 else { return Data() }
+        // Large buffers are handed on without a copy (the Data keeps NIO's storage alive until
+        // the reader drops it); small ones are copied rather than pin a read buffer.
+        let data = Data(buffer: buffer, byteTransferStrategy: buffer.readableBytes >= 4096 ? .noCopy : .copy)
+        guard let inflater = Inflater(contentEncoding: contentEncoding) else { return data }
+        let limit = rules?.maximumSize ?? .max
+        var decoded = Data()
+        var offset = 0
+        while true {
+            let piece: Data?
+            do {
+                piece = try inflater.nextPiece(of: data, from: &offset)
+            } catch {
+                throw CourierError(error.cause, request: request)
             }
-            if pieces == 2, let length = response.headers.first(name: "content-length").flatMap(Response.contentLength),
-                length <= 16 << 20
-            {
-                data.reserveCapacity(length)
-            }
-            data.append(piece)
-            return true
+            guard let piece else { break }
+            decoded.append(piece)
+            if decoded.count > limit, let rules { throw rules.tooLarge(head: head()) }
         }
-        return data
+        guard inflater.isComplete else {
+            throw CourierError(
+                .transport(TransportFailure(.truncatedBody, message: "the compressed body ended before its end")), request: request)
+        }
+        return decoded
     }
 
     /// The body as a stream that a task of its own fills, waiting whenever `bufferLimit` bytes
