@@ -142,6 +142,8 @@ extension Executor {
     /// - Throws: ``CourierError``, whose ``CourierError/cause`` tells what went wrong.
     public func send<Value>(_ resource: Resource<Value>) async throws(CourierError) -> Value {
         let response = try await send(resource.request)
+        // A large body is decoded away from an I/O executor the task prefers (see there).
+        if response.body.count >= Resource<Value>.largeBody { return try await resource.decodeAwayFromIO(response) }
         return try resource.decode(response)
     }
 
@@ -152,6 +154,9 @@ extension Executor {
     /// - Throws: ``CourierError``.
     public func response<Value>(for resource: Resource<Value>) async throws(CourierError) -> DecodedResponse<Value> {
         let response = try await send(resource.request)
+        if response.body.count >= Resource<Value>.largeBody {
+            return DecodedResponse(value: try await resource.decodeAwayFromIO(response), response: response)
+        }
         return DecodedResponse(value: try resource.decode(response), response: response)
     }
 
