@@ -59,6 +59,27 @@ struct PoolStateMachineTests {
         #expect(pool.lease(3, to: Self.plain, now: Self.at(4)).map(\.description) == ["lend c1 to w3"])
     }
 
+    /// Stand-ins for two event loops: only their identities matter to the machine.
+    final class Loop {}
+
+    @Test func aHopOnAnEventLoopIsLentAnIdleConnectionOnItFirst() {
+        let (first, second) = (Loop(), Loop())
+        var pool = Self.machine(limit: 3)
+        for waiter in 0..<3 { _ = pool.lease(waiter, to: Self.plain, now: Self.at(0)) }
+        _ = pool.connected(0, speaks: .http1, now: Self.at(1), on: ObjectIdentifier(first))
+        _ = pool.connected(1, speaks: .http1, now: Self.at(1), on: ObjectIdentifier(second))
+        _ = pool.connected(2, speaks: .http1, now: Self.at(1), on: ObjectIdentifier(first))
+        for id in [0, 2, 1] { _ = pool.released(id, reusable: true, now: Self.at(2)) }
+        // c1 (the second loop) is the most recently used; a hop on the first loop passes it over
+        // for the most recently used of the first loop's, c2.
+        #expect(pool.lease(3, to: Self.plain, now: Self.at(3), preferring: ObjectIdentifier(first)).map(\.description) == ["lend c2 to w3"])
+        #expect(pool.lease(4, to: Self.plain, now: Self.at(3), preferring: ObjectIdentifier(second)).map(\.description) == ["lend c1 to w4"])
+        // None left on the second loop: the most recently used of any.
+        #expect(pool.lease(5, to: Self.plain, now: Self.at(3), preferring: ObjectIdentifier(second)).map(\.description) == ["lend c0 to w5"])
+        // All three lent, at the limit: the next waits in line, whatever its loop.
+        #expect(pool.lease(6, to: Self.plain, now: Self.at(3), preferring: ObjectIdentifier(first)).isEmpty)
+    }
+
     @Test func aWaiterCancelledInLineLeavesItAndTheRestKeepTheirOrder() {
         var pool = Self.machine(limit: 1)
         _ = pool.lease(0, to: Self.plain, now: Self.at(0))

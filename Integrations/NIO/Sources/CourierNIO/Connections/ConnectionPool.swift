@@ -1,6 +1,7 @@
 import CourierCore
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 /// Connections kept open between hops, per origin: the I/O around a ``PoolStateMachine``, which
 /// makes every decision (the rules are there). Each event takes the lock once, asks the machine,
@@ -56,10 +57,13 @@ final class ConnectionPool: Sendable {
             case served(Lease)
             case actions(WaiterID, [PoolStateMachine.Action])
         }
+        // A hop whose task runs on one of the loops (``EventLoopTaskExecutor``) is lent a
+        // connection on that loop first, and a new one is opened there.
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
         let first = state.withLockedValue { state -> First in
             let waiter = state.nextWaiter
             state.nextWaiter += 1
-            let actions = state.machine.lease(waiter, to: origin, now: .now())
+            let actions = state.machine.lease(waiter, to: origin, now: .now(), preferring: loop)
             // The common case, decided in this one lock: an idle connection or a stream for it.
             if actions.count == 1 {
                 switch actions[0] {
@@ -285,7 +289,7 @@ final class ConnectionPool: Sendable {
                     self.state.withLockedValue { state in
                         // Kept before the machine can lend it.
                         state.connections[id] = connection
-                        return state.machine.connected(id, speaks: speaks, now: .now())
+                        return state.machine.connected(id, speaks: speaks, now: .now(), on: ObjectIdentifier(connection.channel.eventLoop))
                     })
                 connection.channel.closeFuture.whenComplete { _ in
                     self.run(

@@ -67,8 +67,9 @@ struct Connector: Sendable {
         // The tunnel's outcome, kept as the channel is made: it may be decided (and its handler
         // gone) before the connect future's callbacks run.
         let opened = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
-        // One loop for the channel and the resolver's answers.
-        let loop = group.next()
+        // One loop for the channel and the resolver's answers: the caller's, when it runs on
+        // one of the group's (``EventLoopTaskExecutor``), else the next.
+        let loop = group.any()
         let bootstrap = ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(connectTimeout)

@@ -141,7 +141,13 @@ struct PoolStateMachine {
         var idleSince: NIODeadline?
         /// Its idle timer is set.
         var idleTimerSet = false
+        /// The event loop it runs on, once made.
+        var loop: LoopID?
     }
+
+    /// Which event loop a connection runs on (the loop's identity): a hop whose task runs on a
+    /// loop is lent an idle connection on it first (``EventLoopTaskExecutor``).
+    typealias LoopID = ObjectIdentifier
 
     private struct Line {
         /// Hops waiting, first come first.
@@ -184,7 +190,8 @@ struct PoolStateMachine {
     // MARK: Events
 
     /// A hop asks for a connection to `origin`. No action: it waits in line.
-    mutating func lease(_ waiter: WaiterID, to origin: Origin, now: NIODeadline) -> [Action] {
+    /// `loop`: the event loop the hop runs on, if any; an idle connection on it is lent first.
+    mutating func lease(_ waiter: WaiterID, to origin: Origin, now: NIODeadline, preferring loop: LoopID? = nil) -> [Action] {
         guard !isShutDown else { return [.fail(waiter, .shutDown)] }
         // The common case, with the origin looked up once: nobody in line before this hop, and a
         // shared connection with room or an idle one to give it at once (as `serve` would).
@@ -203,7 +210,7 @@ struct PoolStateMachine {
                 connections.values[slot].idleSince = nil
                 return [.share(waiter, id, isNew: false)]
             }
-            if let id = lines.values[line].idle.popLast() {
+            if let id = Self.takeIdle(from: &lines.values[line].idle, preferring: loop, in: connections) {
                 if let slot = connections.index(forKey: id) {
                     connections.values[slot].use = .lent
                     connections.values[slot].idleSince = nil
@@ -228,8 +235,10 @@ struct PoolStateMachine {
     }
 
     /// A connection was made, speaking `speaks`.
-    mutating func connected(_ id: ConnectionID, speaks: Speaks, now: NIODeadline) -> [Action] {
+    /// `loop`: the event loop it runs on.
+    mutating func connected(_ id: ConnectionID, speaks: Speaks, now: NIODeadline, on loop: LoopID? = nil) -> [Action] {
         guard let connection = connections[id], case .opening(let opener) = connection.use else { return [] }
+        connections[id]?.loop = loop
         let origin = connection.origin
         var actions: [Action] = []
         lines[origin]?.protocolKnown = true
@@ -406,6 +415,19 @@ struct PoolStateMachine {
     }
 
     // MARK: Decisions
+
+    /// The idle connection to lend from `idle`: the most recently used one on `loop`, if there
+    /// is one, else the most recently used.
+    private static func takeIdle(
+        from idle: inout [ConnectionID], preferring loop: LoopID?, in connections: [ConnectionID: Connection]
+    ) -> ConnectionID? {
+        if let loop, idle.count > 1, connections[idle[idle.count - 1]]?.loop != loop,
+            let index = idle.lastIndex(where: { connections[$0]?.loop == loop })
+        {
+            return idle.remove(at: index)
+        }
+        return idle.popLast()
+    }
 
     /// Serves the origin's line from the front for as long as something can serve it. (The
     /// line is read field by field, never copied whole: a copy alive while its arrays change
