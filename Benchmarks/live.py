@@ -15,6 +15,9 @@ column then also gives the per-round CPU ratio, median (min..max).
 """
 import json
 import os
+import re
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,7 +48,30 @@ ROWS = [
 against = os.environ.get("COURIER_BENCH_AGAINST")
 
 
+PATHS = {"small": "small.json", "noContent": "204", "large": "large.json"}
+
+
+def measure_wrk(kind, concurrency, seconds=4):
+    # The ceiling: wrk (C, epoll, framing only, no decoding) on the same URL, as many connections
+    # as the row's concurrency, one thread (two from 16 connections: one per core). Its CPU per
+    # request is the process's user + system time over the requests it completed.
+    threads = 1 if concurrency < 16 else 2
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(["wrk", "-t%d" % threads, "-c%d" % concurrency, "-d%ds" % seconds, "%s/%s" % (base, PATHS[kind])],
+                          capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit("live.py: wrk failed: %s" % done.stderr.strip()[-2000:])
+    requests = int(re.search(r"(\d+) requests in", done.stdout).group(1))
+    if "Non-2xx" in done.stdout or "Socket errors" in done.stdout:
+        sys.exit("live.py: wrk saw errors: %s" % done.stdout)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"throughput": float(re.search(r"Requests/sec:\s*([\d.]+)", done.stdout).group(1)), "cpuPerRequest": cpu / requests}
+
+
 def measure(kind, variant, concurrency, total, program=None):
+    if variant == "wrk":
+        return measure_wrk(kind, concurrency)
     # "VARIANT@h2" and "VARIANT@h1": the same variant over HTTPS (the TLS server Benchmarks/run
     # starts, its certificate trusted alone), HTTP/2 by ALPN or HTTP/1.1, on AsyncHTTPClient.
     # "VARIANT@tls": over HTTPS on URLSession, which trusts only the system's CA bundle: the process
@@ -110,6 +136,26 @@ for label, kind, concurrency, total in (("small JSON", "small", 16, 8000), ("sma
                      total, "nio-courier-served@h2", "ahc-raw-built@h2", "≥ 1.5"))
     NIO_ROWS.append(("N. served, HTTP/2 vs HTTPS/1.1, Courier on NIO, %s, concurrency %d" % (label, concurrency), kind, concurrency,
                      total, "nio-courier-served@h2", "nio-courier-served@h1", "CPU ≤ 1.0"))
+# The ceiling: the served calls (every request built, sent with a timeout and a size limit,
+# checked and decoded) against wrk on the same URL, interleaved round by round (goal: 85% at
+# concurrency 1, 70% at 16 and 64); wrk only frames responses. Needs Debian's wrk.
+if shutil.which("wrk"):
+    for label, kind in (("small JSON", "small"), ("204", "noContent")):
+        for concurrency, total in ((1, 4000), (16, 8000), (64, 8000)):
+            NIO_ROWS.append(("W. served, Courier on NIO vs wrk, %s, concurrency %d" % (label, concurrency), kind, concurrency, total,
+                             "nio-courier-served", "wrk", "≥ 0.85" if concurrency == 1 else "≥ 0.70"))
+# The same served calls from worker tasks on the transport's event loops (EventLoopTaskExecutor,
+# one per loop in turn): no thread hand-off per call. Against the served calls from tasks on the
+# global executor, and against wrk.
+for label, kind in (("small JSON", "small"), ("204", "noContent")):
+    for concurrency, total in ((1, 4000), (16, 8000), (64, 8000)):
+        NIO_ROWS.append(("L. served on the loops vs served, Courier on NIO, %s, concurrency %d" % (label, concurrency), kind,
+                         concurrency, total, "nio-courier-served-loop", "nio-courier-served", "CPU ≤ 1.0"))
+        if shutil.which("wrk"):
+            NIO_ROWS.append(("L. served on the loops, Courier on NIO vs wrk, %s, concurrency %d" % (label, concurrency), kind,
+                             concurrency, total, "nio-courier-served-loop", "wrk", "≥ 0.85" if concurrency == 1 else "≥ 0.70"))
+    NIO_ROWS.append(("L. served on the loops vs served, Courier on NIO, 1 MB JSON, concurrency 16", "large", 16, 400,
+                     "nio-courier-served-loop", "nio-courier-served", "≥ 1.0"))
 NIO_ROWS += [
     ("N. Courier on NIO vs Courier on AHC, small JSON, concurrency 1", "small", 1, 4000, "nio-courier-built", "ahc-courier-built",
      "(context)"),

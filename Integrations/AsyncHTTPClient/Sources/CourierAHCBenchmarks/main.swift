@@ -7,7 +7,8 @@
 //     V: ahc-raw, ahc-courier (the request built once), ahc-raw-built, ahc-courier-built (built
 //     for each call, as an app does), ahc-courier-served (built for each call with a 30 s
 //     timeout and a 16 MB size limit, as servers configure it), nio-courier, nio-courier-built,
-//     nio-courier-served (Courier's own transport, CourierNIO), urlsession-raw, urlsession-courier
+//     nio-courier-served (Courier's own transport, CourierNIO), nio-courier-served-loop (the same
+//     from worker tasks on the transport's event loops), urlsession-raw, urlsession-courier
 //   CourierAHCBenchmarks --streaming stream-ahc|stream-ahc-raw|stream-nio --address URL
 //
 //   add --ca FILE (and --http1) for the HTTPS rows: TLS trusting FILE, HTTP/2 by ALPN or HTTP/1.1
@@ -108,14 +109,23 @@ func nioConfiguration() throws -> NIOTransport.Configuration {
     return configuration
 }
 
+/// The task executors the batch's workers prefer, one each in turn: empty for tasks on the
+/// global concurrent executor (every variant but `nio-courier-served-loop`).
+nonisolated(unsafe) var preferredExecutors: [any TaskExecutor] = []
+
 func batch(total: Int, concurrency: Int, _ send: @escaping @Sendable () async throws -> Void) async throws -> (Double, Double) {
     let cpuStart = cpuSeconds()
     let clock = ContinuousClock()
     let start = clock.now
+    let executors = preferredExecutors
     try await withThrowingTaskGroup(of: Void.self) { group in
         for worker in 0..<concurrency {
             let share = total / concurrency + (worker < total % concurrency ? 1 : 0)
-            group.addTask { for _ in 0..<share { try await send() } }
+            if executors.isEmpty {
+                group.addTask { for _ in 0..<share { try await send() } }
+            } else {
+                group.addTask(executorPreference: executors[worker % executors.count]) { for _ in 0..<share { try await send() } }
+            }
         }
         try await group.waitForAll()
     }
@@ -232,6 +242,13 @@ func liveRow(kind: Kind, variant: String, base: String, concurrency: Int, total:
         case "ahc-courier-built": send = courierBuiltSender(kind, base: base, executor: executor)
         default: send = courierBuiltSender(kind, base: base, executor: servedExecutor(executor), served: true)
         }
+    case "nio-courier-served-loop":
+        // The served calls from worker tasks on the transport's event loops (each worker its
+        // loop in turn), as a worker that makes many calls runs: no thread hand-off per call.
+        let transport = try NIOTransport(configuration: nioConfiguration())
+        preferredExecutors = (0..<System.coreCount).map { _ in transport.taskExecutor() }
+        send = courierBuiltSender(kind, base: base, executor: servedExecutor(NIOExecutor(transport: transport)), served: true)
+        nioTransport = transport
     case "nio-courier", "nio-courier-built", "nio-courier-served", "nio-courier-timeout", "nio-courier-limit":
         let transport = try NIOTransport(configuration: nioConfiguration())
         let executor = NIOExecutor(transport: transport)

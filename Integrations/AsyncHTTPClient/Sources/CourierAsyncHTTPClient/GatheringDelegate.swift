@@ -1,14 +1,6 @@
 import AsyncHTTPClient
 @_spi(Transports) import CourierCore
-@_spi(NIOTransports) import CourierNIOSupport
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-import NIOConcurrencyHelpers
 import NIOCore
-import NIOFoundationEssentialsCompat
 import NIOHTTP1
 
 /// A response gathered whole on AsyncHTTPClient's event loop: its head and its raw (still coded)
