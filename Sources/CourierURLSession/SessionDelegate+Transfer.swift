@@ -24,6 +24,13 @@ extension SessionDelegate {
             /// Why the upload failed (its file grew, shrank or went away), when it did: the call
             /// fails with it however the task ends, and its response is never handed over.
             var uploadProblem: CourierError?
+            /// The task was asked about a redirect and answered (not followed): its transfer is
+            /// complete, and the answer completes the task; a cancel now could trap
+            /// FoundationNetworking (see ``cancel()``).
+            var redirectAnswered = false
+            /// `cancel()` was called on the task: a redirect question that comes afterwards is
+            /// left unanswered (see ``answersRedirect()``).
+            var taskCancelled = false
             var ended = false
             /// URLSession reported the task complete: it must not be cancelled any more
             /// (FoundationNetworking traps when a cancel races the task's completion).
@@ -71,15 +78,35 @@ extension SessionDelegate {
         /// alone: cancelling it as well races FoundationNetworking into completing it twice,
         /// which traps in its task registry. Only a reader that already had the whole body (the
         /// response is under way) needs the task cancelled.
+        ///
+        /// Nor is a task cancelled once it was asked about a redirect and answered: its
+        /// transfer was complete when it asked, and the answer (not followed) completes it;
+        /// FoundationNetworking takes the answer on the task's work queue after the delegate
+        /// returns, and traps ("Received callback for HTTP redirection, but we're not waiting
+        /// for it") when a cancel processed there first has moved the task on.
         func cancel() {
             let bodyOutstanding = bodyPipe?.abort() ?? false
             let task = state.withLock { state -> URLSessionTask? in
                 state.cancelled = true
                 guard !state.stopped, !state.completed else { return nil }
                 state.stopped = true
-                return state.task
+                guard !bodyOutstanding, !state.redirectAnswered, let task = state.task else { return nil }
+                state.taskCancelled = true
+                return task
             }
-            if let task, !bodyOutstanding { calls.cancel(task) }
+            if let task { calls.cancel(task) }
+        }
+
+        /// Whether the delegate answers the task's redirect question: not when the task was
+        /// cancelled (FoundationNetworking may have taken the cancel already, and an answer after
+        /// it traps; the cancel completes the task). Once answered, the task is never cancelled
+        /// (see ``cancel()``).
+        func answersRedirect() -> Bool {
+            state.withLock { state in
+                guard !state.taskCancelled else { return false }
+                state.redirectAnswered = true
+                return true
+            }
         }
 
         /// Holds a file body to the length it had when its upload started, as every transport

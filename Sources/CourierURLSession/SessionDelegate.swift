@@ -162,6 +162,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        // FoundationNetworking set the task waiting for this answer before it asked, and traps
+        // if a cancel moved it on before the answer is taken: a cancelled task is not answered
+        // (the cancel completes it), and an answered one is not cancelled (the answer does).
+        guard transfer(for: task)?.answersRedirect() ?? true else { return }
         completionHandler(nil)
     }
 
