@@ -5,7 +5,6 @@ import AsyncHTTPClient
 #else
     import Foundation
 #endif
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -28,32 +27,17 @@ extension AsyncHTTPClientTransport {
         return (prepared, url)
     }
 
-    /// Renders `request` for AsyncHTTPClient's delegate API (a response gathered whole), with its
-    /// URL string and, for a body read while it is sent, the task that sends it (cancelled when
-    /// the hop fails first).
-    static func prepareForDelegate(
-        _ request: Request, progress: TransferProgress?, isValid: Bool, eventLoop: any EventLoop
-    ) throws -> (HTTPClient.Request, url: String, upload: Upload?) {
+    /// Renders `request`, which has no body, for AsyncHTTPClient's delegate API (a response
+    /// gathered whole), with its URL string.
+    static func prepareForDelegate(_ request: Request, isValid: Bool) throws -> (HTTPClient.Request, url: String) {
         let url = isValid ? try request.renderedURLString() : try request.validatedURLString()
-        var body: HTTPClient.Body?
-        var sending: Upload?
-        if let source = request.bodySource {
-            let framed = FramedBody(source)
-            progress?.update(completed: 0, expected: framed.length)
-            let upload = Upload(UploadChunks(upload: framed, progress: progress), eventLoop: eventLoop)
-            body = .stream(contentLength: framed.length) { writer in upload.start(writer) }
-            sending = upload
-        } else if let data = request.body {
-            body = .bytes(data)
-        }
-        let prepared: HTTPClient.Request
         do {
-            prepared = try HTTPClient.Request(
-                url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), headers: headers(for: request), body: body)
+            let prepared = try HTTPClient.Request(
+                url: url, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), headers: headers(for: request))
+            return (prepared, url)
         } catch {
             throw TransportErrors.courierError(for: error, request: request)
         }
-        return (prepared, url, sending)
     }
 
     /// The request's fields as AsyncHTTPClient sends them: framing left to it, `Accept-Encoding`
@@ -75,64 +59,6 @@ extension AsyncHTTPClientTransport {
         // Courier decodes these itself (see `Inflater`), as URLSession does.
         if !hasAcceptEncoding { headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
         return headers
-    }
-}
-
-/// A body read while it is sent through AsyncHTTPClient's delegate API: a task reads the chunks
-/// and writes each once the one before it is written (so a slow socket slows the producer), and
-/// is cancelled when the hop fails first, so a producer that waits never outlives its hop.
-final class Upload: Sendable {
-    private let chunks: UploadChunks
-    private let eventLoop: any EventLoop
-    private let task = NIOLockedValueBox<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
-
-    init(_ chunks: UploadChunks, eventLoop: any EventLoop) {
-        self.chunks = chunks
-        self.eventLoop = eventLoop
-    }
-
-    /// Starts sending through `writer` (AsyncHTTPClient calls this once the request may send its
-    /// body); the future completes when the last chunk is handed over.
-    func start(_ writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
-        let promise = eventLoop.makePromise(of: Void.self)
-        let chunks = chunks
-        let sending = Task {
-            do {
-                // A body of known length is declared finished as its last chunk is handed over,
-                // not once that chunk is written: AsyncHTTPClient writes the two in order, and a
-                // server that answers as soon as it has the last byte must never find the body
-                // still open (AsyncHTTPClient would fail the hop as a cancelled upload). A chunked
-                // body is not complete for the server before its end, written after this.
-                let length = chunks.upload.length
-                var sent: Int64 = 0
-                for try await chunk in chunks {
-                    sent += Int64(chunk.readableBytes)
-                    if let length, sent >= length {
-                        // A failed write fails the hop through the connection.
-                        _ = writer.write(.byteBuffer(chunk))
-                        break
-                    }
-                    try await writer.write(.byteBuffer(chunk)).get()
-                }
-                promise.succeed()
-            } catch {
-                promise.fail(error)
-            }
-        }
-        let cancelled = task.withLockedValue { state in
-            state.task = sending
-            return state.cancelled
-        }
-        if cancelled { sending.cancel() }
-        return promise.futureResult
-    }
-
-    /// Stops sending (the hop ended first).
-    func cancel() {
-        task.withLockedValue { state in
-            state.cancelled = true
-            return state.task
-        }?.cancel()
     }
 }
 

@@ -49,7 +49,22 @@ public struct AsyncHTTPClientTransport: Transport {
     /// - Returns: The head and the body.
     /// - Throws: ``/Courier/CourierError``.
     public func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        if options.buffersBody { return try await gather(request, options: options) }
+        if options.buffersBody {
+            // A request with a body goes through the async API in a task the idle timer can
+            // cancel: AsyncHTTPClient's delegate API fails a hop whose 3xx answer completes
+            // before it has taken the body's end (a 307 to an upload), which its async API does
+            // not.
+            if request.body == nil, request.bodySource == nil { return try await gather(request, options: options) }
+            return try await gatherWithBody(request, options: options)
+        }
+        let (response, head) = try await head(of: request, options: options)
+        let body = BodyReader(response: response, head: head, method: request.method, request: request, timings: options.timings)
+        return StreamedResponse(head: head, body: body.stream(bufferLimit: options.bufferLimit))
+    }
+
+    /// Sends `request` through AsyncHTTPClient's async API and returns its response once the
+    /// head arrives, with the head in Courier's form.
+    private func head(of request: Request, options: StreamOptions) async throws -> (HTTPClientResponse, Response) {
         let (prepared, url) = try Self.prepare(request, progress: options.uploadProgress, isValid: options.hopIsValid)
         let response: HTTPClientResponse
         do {
@@ -57,6 +72,7 @@ public struct AsyncHTTPClientTransport: Transport {
         } catch {
             throw TransportErrors.courierError(for: error, request: request)
         }
+        options.rules?.noteActivity()
         if let timings = options.timings {
             // What AsyncHTTPClient tells: when the head came, the protocol, and (in the body
             // reader) when the body ended. Its connections' phases stay inside it.
@@ -68,17 +84,32 @@ public struct AsyncHTTPClientTransport: Transport {
             let problem = AsyncHTTPClientExecutor.ConfigurationError(problems: ["follows redirects"]).description
             throw CourierError(.transport(TransportFailure(.redirectFailed, message: problem)), request: request)
         }
-        let head = Self.response(status: response.status, headers: response.headers, url: url)
-        let body = BodyReader(response: response, head: head, method: request.method, request: request, timings: options.timings)
-        return StreamedResponse(head: head, body: body.stream(bufferLimit: options.bufferLimit))
+        return (response, Self.response(status: response.status, headers: response.headers, url: url))
     }
 
-    /// Sends `request` through AsyncHTTPClient's delegate API and gathers its response whole on
-    /// the event loop, held to the exchange's rules (``GatheringDelegate``); the body is decoded
-    /// once it is in hand, its decoded bytes held to the size limit.
+    /// Sends a request with a body and gathers its response whole, held to the exchange's rules,
+    /// in a task of its own that the idle timer cancels (AsyncHTTPClient's async API stops only
+    /// with its task).
+    private func gatherWithBody(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
+        let hop = Task {
+            let (response, head) = try await head(of: request, options: options)
+            let body = BodyReader(response: response, head: head, method: request.method, request: request, timings: options.timings)
+            return StreamedResponse(head: head, body: ByteStream(try await body.collect(rules: options.rules)))
+        }
+        // The idle timer stops the hop; the exchange reports the timeout.
+        options.rules?.watch { hop.cancel() }
+        return try await withTaskCancellationHandler {
+            try await hop.value
+        } onCancel: {
+            hop.cancel()
+        }
+    }
+
+    /// Sends `request` (without a body) through AsyncHTTPClient's delegate API and gathers its
+    /// response whole on the event loop, held to the exchange's rules (``GatheringDelegate``); the
+    /// body is decoded once it is in hand, its decoded bytes held to the size limit.
     private func gather(_ request: Request, options: StreamOptions) async throws -> StreamedResponse {
-        let (prepared, url, upload) = try Self.prepareForDelegate(
-            request, progress: options.uploadProgress, isValid: options.hopIsValid, eventLoop: client.eventLoopGroup.any())
+        let (prepared, url) = try Self.prepareForDelegate(request, isValid: options.hopIsValid)
         let delegate = GatheringDelegate(rules: options.rules, timings: options.timings, url: url)
         let task = client.execute(request: prepared, delegate: delegate, deadline: nil)
         // The idle timer stops the hop; the exchange reports the timeout.
@@ -92,14 +123,10 @@ public struct AsyncHTTPClientTransport: Transport {
             }
         } catch let error as CourierError {
             // The size limit's error, made by the delegate: it names the request and keeps the head.
-            upload?.cancel()
             throw error
         } catch {
-            upload?.cancel()
             throw TransportErrors.courierError(for: error, request: request, duringBody: delegate.receivedHead)
         }
-        // An answer before the whole upload (the server read no further): the rest is not sent.
-        upload?.cancel()
         if delegate.visits > 1 {
             // A client that follows redirects itself slipped past the check at init.
             let problem = AsyncHTTPClientExecutor.ConfigurationError(problems: ["follows redirects"]).description

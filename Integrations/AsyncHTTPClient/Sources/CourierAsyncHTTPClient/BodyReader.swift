@@ -11,8 +11,8 @@ import NIOFoundationEssentialsCompat
 import NIOHTTP1
 
 /// Reads one response body from AsyncHTTPClient, decompressed piece by piece: either gathered
-/// whole on the event loop (``decode(_:contentEncoding:rules:request:head:)``, after
-/// ``GatheringDelegate``) or handed to a reader through a ``/Courier/ByteStream`` with backpressure
+/// whole (``collect(rules:)``; or on the event loop, ``GatheringDelegate``, then
+/// ``decode(_:contentEncoding:rules:request:head:)``) or handed to a reader through a ``/Courier/ByteStream`` with backpressure
 /// (``stream(bufferLimit:)``), where the ``/Courier/Exchange`` holds it to the size limit, the
 /// framing check and the idle timer as the pieces go in.
 struct BodyReader: Sendable {
@@ -60,6 +60,39 @@ struct BodyReader: Sendable {
                 .transport(TransportFailure(.truncatedBody, message: "the compressed body ended before its end")), request: request)
         }
         return true
+    }
+
+    /// The whole body, decoded, held to the size limit of `rules` as it comes (each piece is
+    /// activity for their idle timer).
+    /// - Throws: ``/Courier/CourierError``: past the limit (keeping the head), a corrupt or cut
+    ///   compressed body, or the transport's failure.
+    func collect(rules: BodyRules?) async throws -> Data {
+        var data = Data()
+        var pieces = 0
+        var overLimit = false
+        let limit = rules?.maximumSize ?? .max
+        _ = try await pump { piece in
+            rules?.noteActivity()
+            pieces += 1
+            guard data.count + piece.count <= limit else {
+                overLimit = true
+                return false
+            }
+            if pieces == 1 {
+                // Most small bodies are one piece: it becomes the body as it is, not copied again.
+                data = piece
+                return true
+            }
+            if pieces == 2, let length = response.headers.first(name: "content-length").flatMap(Response.contentLength),
+                length <= 16 << 20
+            {
+                data.reserveCapacity(length)
+            }
+            data.append(piece)
+            return true
+        }
+        if overLimit, let rules { throw rules.tooLarge(head: head) }
+        return data
     }
 
     /// A body gathered whole, decoded when it has a `contentEncoding`, its decoded bytes held to
