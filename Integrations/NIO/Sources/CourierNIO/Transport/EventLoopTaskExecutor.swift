@@ -23,7 +23,8 @@ import NIOCore
 /// ```
 ///
 /// The transport's pool prefers an idle connection on the loop the caller runs on, and opens new
-/// ones there.
+/// ones there. Keep the loop's group running for as long as a task prefers it: a loop that has
+/// shut down runs no more jobs (SwiftNIO's process-wide group, the default, never shuts down).
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 public final class EventLoopTaskExecutor: TaskExecutor {
     /// The loop the executor's jobs run on.
