@@ -106,26 +106,7 @@ struct BodyReader: Sendable {
         // Large buffers are handed on without a copy (the Data keeps NIO's storage alive until
         // the reader drops it); small ones are copied rather than pin a read buffer.
         let data = Data(buffer: buffer, byteTransferStrategy: buffer.readableBytes >= 4096 ? .noCopy : .copy)
-        guard let inflater = Inflater(contentEncoding: contentEncoding) else { return data }
-        let limit = rules?.maximumSize ?? .max
-        var decoded = Data()
-        var offset = 0
-        while true {
-            let piece: Data?
-            do {
-                piece = try inflater.nextPiece(of: data, from: &offset)
-            } catch {
-                throw CourierError(error.cause, request: request)
-            }
-            guard let piece else { break }
-            decoded.append(piece)
-            if decoded.count > limit, let rules { throw rules.tooLarge(head: head()) }
-        }
-        guard inflater.isComplete else {
-            throw CourierError(
-                .transport(TransportFailure(.truncatedBody, message: "the compressed body ended before its end")), request: request)
-        }
-        return decoded
+        return try Inflater.decodeWhole(data, contentEncoding: contentEncoding, rules: rules, request: request, head: head)
     }
 
     /// The body as a stream that a task of its own fills, waiting whenever `bufferLimit` bytes

@@ -163,3 +163,36 @@ import CCourierNIOZlib
         CourierError(.transport(TransportFailure(.badResponse, message: message)))
     }
 }
+
+extension Inflater {
+    /// A body gathered whole, decoded when it has a `gzip` or `deflate` `contentEncoding` (as it
+    /// is, otherwise), its decoded bytes held to the size limit of `rules` as they come: a small
+    /// body that inflates past it stops there, with the error that keeps `head`. One rule for
+    /// both transports on SwiftNIO.
+    /// - Throws: ``CourierError`` naming `request`: corrupt or cut compressed data, or past the
+    ///   limit.
+    public static func decodeWhole(
+        _ data: Data, contentEncoding: String?, rules: BodyRules?, request: Request, head: () -> Response
+    ) throws(CourierError) -> Data {
+        guard let inflater = Inflater(contentEncoding: contentEncoding) else { return data }
+        let limit = rules?.maximumSize ?? .max
+        var decoded = Data()
+        var offset = 0
+        while true {
+            let piece: Data?
+            do {
+                piece = try inflater.nextPiece(of: data, from: &offset)
+            } catch {
+                throw CourierError(error.cause, request: request)
+            }
+            guard let piece else { break }
+            decoded.append(piece)
+            if decoded.count > limit, let rules { throw rules.tooLarge(head: head()) }
+        }
+        guard inflater.isComplete else {
+            throw CourierError(
+                .transport(TransportFailure(.truncatedBody, message: "the compressed body ended before its end")), request: request)
+        }
+        return decoded
+    }
+}

@@ -23,23 +23,7 @@ struct BodyReader: Sendable {
     func whole(_ buffer: ByteBuffer?, rules: BodyRules? = nil, head: @autoclosure () -> Response) throws -> Data {
         guard let buffer, buffer.readableBytes > 0 else { return Data() }
         let data = Data(buffer: buffer, byteTransferStrategy: buffer.readableBytes >= 4096 ? .noCopy : .copy)
-        guard let inflater = Inflater(contentEncoding: contentEncoding) else { return data }
-        let limit = rules?.maximumSize ?? .max
-        var decoded = Data()
-        var offset = 0
-        while true {
-            let piece: Data?
-            do {
-                piece = try inflater.nextPiece(of: data, from: &offset)
-            } catch {
-                throw CourierError(error.cause, request: request)
-            }
-            guard let piece else { break }
-            decoded.append(piece)
-            if decoded.count > limit, let rules { throw rules.tooLarge(head: head()) }
-        }
-        guard inflater.isComplete else { throw truncated }
-        return decoded
+        return try Inflater.decodeWhole(data, contentEncoding: contentEncoding, rules: rules, request: request, head: head)
     }
 
     /// The body as a stream that a task of its own fills, waiting whenever `bufferLimit` bytes
