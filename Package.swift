@@ -46,6 +46,8 @@ let package = Package(
         // Retries, the retry budget, the circuit breaker, hedging, server pacing, concurrency
         // limits and attempt timeouts, for a server on CourierCore (`import Courier` includes it).
         .library(name: "CourierResilience", targets: ["CourierResilience"]),
+        // WebSocket over any transport that upgrades connections (`import Courier` includes it).
+        .library(name: "CourierWebSocket", targets: ["CourierWebSocket"]),
         // The test kit: the in-memory executor and its stubs, request verification, fault
         // injection, HAR recording and replay (`import Courier` includes it).
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
@@ -90,10 +92,19 @@ let package = Package(
             path: "Sources/CourierResilience",
             swiftSettings: librarySettings
         ),
-        // The test kit, above the core and resilience (fault injection speaks its events).
+        // WebSocket (RFC 6455) over any transport that upgrades connections, above the core: the
+        // handshake as a Courier call, framing, the closing handshake, pings.
+        .target(
+            name: "CourierWebSocket",
+            dependencies: ["CourierCore"],
+            path: "Sources/CourierWebSocket",
+            swiftSettings: librarySettings
+        ),
+        // The test kit, above the core, resilience (fault injection speaks its events) and
+        // WebSocket (the in-memory peer speaks its frames).
         .target(
             name: "CourierTesting",
-            dependencies: ["CourierCore", "CourierResilience"],
+            dependencies: ["CourierCore", "CourierResilience", "CourierWebSocket"],
             path: "Sources/CourierTesting",
             swiftSettings: librarySettings
         ),
@@ -110,6 +121,7 @@ let package = Package(
             name: "Courier",
             dependencies: [
                 "CourierCore", "CourierCaching", "CourierCookies", "CourierResilience", "CourierTesting", "CourierURLSession",
+                "CourierWebSocket",
             ],
             path: "Sources/Courier",
             swiftSettings: librarySettings

@@ -10,3 +10,4 @@
 @_exported import CourierResilience
 @_exported import CourierTesting
 @_exported import CourierURLSession
+@_exported import CourierWebSocket

@@ -58,6 +58,7 @@ public struct FaultInjection: Middleware {
             case .response(let response): detail = "status \(response.status)"
             case .stream(let script): detail = "status \(script.head.status), streamed"
             case .failure: detail = "failure"
+            case .switchingProtocols: detail = "switching protocols"
             }
             return Fault(action: .answer(stub, detail))
         }

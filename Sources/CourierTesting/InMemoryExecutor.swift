@@ -200,7 +200,7 @@ public struct InMemoryExecutor: Executor {
 }
 
 /// The transport of an ``InMemoryExecutor``: each hop answered by its handler, and recorded.
-final class InMemoryTransport: Transport {
+final class InMemoryTransport: UpgradesConnections {
     private let handler: InMemoryExecutor.Handler
     private let recorded = Locked<(requests: [Request], dropped: Int)>(([], 0))
     private let sleep: @Sendable (Duration) async throws -> Void
@@ -237,6 +237,8 @@ final class InMemoryTransport: Transport {
             throw Self.onNewConnection(error)
         case .stream(let streamed):
             script = streamed
+        case .switchingProtocols(let switching):
+            return Self.switchProtocols(switching, request: request, url: url, options: options)
         }
         var head = script.head
         if head.url == nil { head.url = url }
@@ -255,6 +257,24 @@ final class InMemoryTransport: Transport {
         }
         continuation.onTermination { producer.cancel() }
         return StreamedResponse(head: head, body: body)
+    }
+
+    /// The `101` of a switching stub: with the connection handed over and the stub's peer on
+    /// its other end when the call asked to switch, bare otherwise.
+    private static func switchProtocols(_ switching: Stub.Switch, request: Request, url: URL, options: StreamOptions) -> StreamedResponse {
+        let headers = switching.headers(request)
+        guard let upgrade = options.upgrade else { return StreamedResponse(status: 101, headers: headers, url: url, body: ByteStream(Data())) }
+        let (toClient, clientSide) = ByteStream.makeStream(bufferLimit: options.bufferLimit)
+        let (toPeer, peerSide) = ByteStream.makeStream(bufferLimit: options.bufferLimit)
+        let peer = UpgradedPeer(incoming: toPeer, outgoing: clientSide, incomingEnd: peerSide)
+        upgrade.accept(InMemoryConnection(outgoing: peerSide, incoming: clientSide))
+        let server = Task {
+            await switching.peer(peer)
+            peer.close()
+        }
+        // The client closing its end stops the peer's task.
+        peerSide.onTermination { server.cancel() }
+        return StreamedResponse(status: 101, headers: headers, url: url, body: toClient)
     }
 
     /// A stubbed lost connection that does not say whether its connection carried earlier hops

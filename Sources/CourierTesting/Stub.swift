@@ -28,6 +28,30 @@ public struct Stub: Sendable {
         case failure(any Error)
         /// Answer with a head, then a body in chunks (for ``Executor/stream(_:options:)``).
         case stream(Script)
+        /// Answer `101 Switching Protocols` and hand the connection to a peer (a WebSocket's
+        /// server: ``Stub/webSocket(subprotocol:headers:_:)``), when the call asked to switch
+        /// (``StreamOptions/upgrade``); a call that did not gets the bare `101`, which the
+        /// exchange refuses as a real server's would be.
+        case switchingProtocols(Switch)
+    }
+
+    /// A switch of protocols: the `101`'s headers, made from the request, and the server's end
+    /// of the connection.
+    public struct Switch: Sendable {
+        /// The headers of the `101`, for the request it answers.
+        public var headers: @Sendable (Request) -> HTTPHeaders
+        /// The server's side: runs in a task of its own once the `101` is sent; the connection
+        /// closes when it returns.
+        public var peer: @Sendable (UpgradedPeer) async -> Void
+
+        /// Creates a switch.
+        /// - Parameters:
+        ///   - headers: The headers of the `101`, for the request it answers.
+        ///   - peer: The server's side of the connection.
+        public init(headers: @escaping @Sendable (Request) -> HTTPHeaders, peer: @escaping @Sendable (UpgradedPeer) async -> Void) {
+            self.headers = headers
+            self.peer = peer
+        }
     }
 
     /// A streamed answer: the head, the chunks, the pause before each, and an optional fault.
@@ -189,7 +213,7 @@ public struct Stub: Sendable {
     ) -> Stub {
         var script: Script
         switch outcome {
-        case .failure: return self
+        case .failure, .switchingProtocols: return self
         case .response(let response): script = Script(head: response, chunks: [response.body])
         case .stream(let existing): script = existing
         }

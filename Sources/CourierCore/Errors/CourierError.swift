@@ -88,6 +88,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         /// `X-RateLimit-*` fields, or a `Retry-After` on a 429 or 503) would have kept it waiting
         /// longer than ``ServerPacing`` allows. The reason says when a call may go again.
         case rateLimited(RateLimited)
+        /// A WebSocket could not be opened, or failed once open (``WebSocketFailure``); a refused
+        /// upgrade has the server's response (with the start of its body) on the error.
+        case webSocket(WebSocketFailure)
     }
 
     /// What went wrong.
@@ -162,6 +165,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         switch cause {
         case .timedOut: true
         case .transport(let failure): failure.isTransient
+        case .webSocket(let failure): failure.isTransient
         case .unacceptableStatus(let status, _): [408, 429, 500, 502, 503, 504].contains(status)
         default: false
         }
@@ -212,6 +216,11 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
             text = "not sent: \(reason)"
         case .rateLimited(let reason):
             text = "not sent: \(reason)"
+        case .webSocket(let failure):
+            text = "WebSocket: \(failure)"
+            if failure.kind == .upgradeRefused, let body = response?.body, !body.isEmpty {
+                text += "; body starts: \(BodySnippet.make(from: body, redactor: echoGuard ?? .standard).debugDescription)"
+            }
         case .slowConsumer(let limit):
             text = "the stream's reader fell too far behind (memory buffer of \(limit) bytes and spill file full), "
                 + "so the transfer was stopped; read the body faster or raise StreamOptions.bufferLimit or spillLimit"
@@ -355,6 +364,7 @@ extension CourierError {
         case .fileFailure: "fileFailure"
         case .circuitOpen: "circuitOpen"
         case .rateLimited: "rateLimited"
+        case .webSocket(let failure): "webSocket.\(failure.kind)"
         }
     }
 }

@@ -32,7 +32,7 @@ public struct DecodingFailure: Sendable, Hashable, CustomStringConvertible {
 
 extension DecodingFailure {
     /// Describes `error` for `value`, with a redacted snippet of `body`.
-    init<Value>(value: Value.Type, error: any Error, body: Data, redactor: BodyRedactor = .standard) {
+    package init<Value>(value: Value.Type, error: any Error, body: Data, redactor: BodyRedactor = .standard) {
         let message: String
         switch error {
         case let error as DecodingError: message = error.summary

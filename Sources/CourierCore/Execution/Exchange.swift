@@ -264,6 +264,10 @@ public struct Exchange: Executor {
         }
         do {
             let response = try await transport(hop, options: options, timer: timer)
+            if response.status == 101, let upgrade = options.upgrade {
+                timer?.stop()
+                return try switched(response, upgrade: upgrade, timings: options.timings)
+            }
             return try held(
                 try await response.settledIfNeeded(answering: hop.method), answering: hop.method, timer: timer, call: call,
                 timings: options.timings)
@@ -304,6 +308,25 @@ public struct Exchange: Executor {
             options.buffersBody = false
         }
         return options
+    }
+
+    /// A `101` that answers a hop asking to switch protocols (``StreamOptions/upgrade``): handed
+    /// on as it is when the transport handed over the connection (its body is the new protocol's
+    /// bytes, held to no body rules), a ``TransportFailure/Kind/badResponse`` otherwise.
+    private func switched(_ response: StreamedResponse, upgrade: HTTPUpgrade, timings: HopTimings.Recorder?) throws -> StreamedResponse {
+        guard upgrade.connection != nil else {
+            response.body.cancel()
+            throw CourierError(
+                .transport(
+                    TransportFailure(
+                        .badResponse, message: "the server switched protocols (101) but the transport handed over no connection")))
+        }
+        var response = response
+        if let timings {
+            timings.mark(.firstByte)
+            response.recorder = timings
+        }
+        return response
     }
 
     /// `response` with its body held to the exchange's rules (see the order above): checked now

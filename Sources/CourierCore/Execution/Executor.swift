@@ -188,7 +188,7 @@ extension Executor {
 
 /// Runs `operation`, cancelling it and throwing ``CourierError/Cause/timedOut`` if it has not
 /// finished within `limit`.
-func withDeadline<Value: Sendable>(
+package func withDeadline<Value: Sendable>(
     _ limit: Duration, request: Request, clock: ContinuousClock = ContinuousClock(),
     _ operation: @escaping @Sendable () async throws(CourierError) -> Value
 ) async throws(CourierError) -> Value {

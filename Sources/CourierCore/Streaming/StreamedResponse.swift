@@ -200,6 +200,9 @@ public struct StreamOptions: Sendable {
     /// when something reads them, `nil` otherwise. A transport records what it sees and leaves
     /// the rest: the exchange marks the head and a body in hand itself.
     public var timings: HopTimings.Recorder?
+    /// The protocol the call asks to switch its connection to (a WebSocket's handshake), or
+    /// `nil` for a plain HTTP call: only a transport that ``UpgradesConnections`` honours it.
+    public var upgrade: HTTPUpgrade?
 
     /// The options ``Executor/send(_:)-(Request)`` uses: the body read whole.
     public static var buffered: StreamOptions {

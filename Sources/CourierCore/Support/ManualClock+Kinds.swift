@@ -30,6 +30,10 @@ extension ManualClock {
         public static let injectedLatency = SleepKind("injected latency")
         /// An ``EventSource``'s wait before it reconnects.
         public static let reconnect = SleepKind("reconnect")
+        /// A WebSocket's wait before its next keep-alive ping, or for the pong (CourierWebSocket).
+        public static let webSocketPing = SleepKind("WebSocket ping")
+        /// A WebSocket's wait for the peer's close frame after its own (CourierWebSocket).
+        public static let webSocketClose = SleepKind("WebSocket close")
         /// A sleep nobody labelled.
         public static let unlabelled = SleepKind("unlabelled")
 

@@ -1,0 +1,62 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A call's request to switch its connection to another protocol once the server agrees (HTTP/1.1
+/// `Upgrade`, RFC 9110 §7.8): how a WebSocket is opened (CourierWebSocket's
+/// `Executor.webSocket(_:options:)` sets one on ``StreamOptions/upgrade``).
+///
+/// The request goes through the exchange like any other (per-call and per-hop middleware,
+/// redirects, the timeout while it waits for the head). A transport that offers upgrades
+/// (``UpgradesConnections``) writes `Connection: Upgrade` and `Upgrade:` ``protocolName`` on the
+/// hop (a caller cannot: ``Request/validate()`` refuses both), and when the server answers
+/// `101 Switching Protocols` it hands over the connection with ``accept(_:)``: the response's
+/// body is then every byte the server sends after the head, with the transport's backpressure,
+/// and the connection writes what the new protocol sends. The exchange holds no body rules to a
+/// switched connection (no size limit, no idle timer): the protocol above sets its own.
+public final class HTTPUpgrade: Sendable {
+    /// The protocol asked for, as the `Upgrade` header names it (`websocket`).
+    public let protocolName: String
+    private let handedOver = Locked<(any UpgradedConnection)?>(nil)
+
+    /// A request to switch to `protocolName`.
+    /// - Parameter protocolName: The `Upgrade` token, such as `websocket`.
+    public init(protocolName: String) {
+        self.protocolName = protocolName
+    }
+
+    /// Hands over the connection the server switched: called by the transport when a `101`
+    /// answers the hop, before it returns the response. A second hand-over (a retried hop)
+    /// replaces the first, which is closed.
+    /// - Parameter connection: The connection, now speaking ``protocolName``.
+    public func accept(_ connection: any UpgradedConnection) {
+        let previous = handedOver.withLock { state in
+            defer { state = connection }
+            return state
+        }
+        previous?.close()
+    }
+
+    /// The connection the transport handed over, or `nil` when no hop was switched.
+    public var connection: (any UpgradedConnection)? { handedOver.withLock { $0 } }
+}
+
+/// The writing half of a connection switched to another protocol (see ``HTTPUpgrade``); what the
+/// server sends arrives as the `101` response's body.
+public protocol UpgradedConnection: Sendable {
+    /// Writes `bytes` as one piece (nothing else is written in the middle of it), suspending
+    /// while the connection cannot take more.
+    /// - Parameter bytes: The bytes.
+    /// - Throws: When the connection is closed or failed.
+    func write(_ bytes: Data) async throws
+    /// Closes the connection, both ways: the body stream ends and further writes fail. Calling
+    /// it again does nothing.
+    func close()
+}
+
+/// A transport that can switch a hop's connection to another protocol (``HTTPUpgrade``): it
+/// honours ``StreamOptions/upgrade``. Executors check for it before they send an upgrade, so a
+/// transport that cannot is a typed error with nothing sent.
+public protocol UpgradesConnections: Transport {}

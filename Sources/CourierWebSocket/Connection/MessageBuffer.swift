@@ -1,0 +1,113 @@
+import CourierCore
+
+/// The messages read from the socket and not yet taken by its reader: at most `capacity`, then
+/// the socket's read loop waits (and so stops reading the connection). One reader at a time.
+final class MessageBuffer: Sendable {
+    private struct State {
+        var queue: [WebSocketMessage] = []
+        var head = 0
+        /// How the stream ended: `nil` while open, a failure or `.success` for a clean end.
+        var end: Result<Void, CourierError>?
+        var reader: CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>?
+        var writer: CheckedContinuation<Bool, Never>?
+        var count: Int { queue.count - head }
+
+        mutating func take() -> WebSocketMessage {
+            let message = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return message
+        }
+    }
+
+    private let capacity: Int
+    private let state = Locked(State())
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Adds `message`, waiting while the buffer is full; `false` once the stream ended.
+    func push(_ message: WebSocketMessage) async -> Bool {
+        enum Step { case done(Bool), resume(CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>), wait }
+        let step: Step = state.withLock { state in
+            guard state.end == nil else { return .done(false) }
+            if let reader = state.reader {
+                state.reader = nil
+                return .resume(reader)
+            }
+            state.queue.append(message)
+            return state.count >= capacity ? .wait : .done(true)
+        }
+        switch step {
+        case .done(let open): return open
+        case .resume(let reader):
+            reader.resume(returning: .success(message))
+            return true
+        case .wait:
+            return await withCheckedContinuation { continuation in
+                let open: Bool? = state.withLock { state in
+                    guard state.end == nil else { return false }
+                    guard state.count >= capacity else { return true }
+                    state.writer = continuation
+                    return nil
+                }
+                if let open { continuation.resume(returning: open) }
+            }
+        }
+    }
+
+    /// Ends the stream: the reader gets what is buffered, then the end (`nil` for a clean one).
+    /// The first end is kept.
+    func finish(_ failure: CourierError?) {
+        let (reader, writer) = state.withLock { state in
+            if state.end == nil { state.end = failure.map { .failure($0) } ?? .success(()) }
+            defer { (state.reader, state.writer) = (nil, nil) }
+            return (state.reader, state.writer)
+        }
+        writer?.resume(returning: false)
+        guard let reader else { return }
+        reader.resume(returning: failure.map { .failure($0) } ?? .success(nil))
+    }
+
+    /// The next message, `nil` after a clean end, or the failure the stream ended with.
+    func next() async -> Result<WebSocketMessage?, CourierError> {
+        let ready: Result<WebSocketMessage?, CourierError>? = takeReady()
+        if let ready { return ready }
+        return await withCheckedContinuation { continuation in
+            let (ready, writer) = state.withLock { state -> (Result<WebSocketMessage?, CourierError>?, CheckedContinuation<Bool, Never>?) in
+                guard let value = Self.ready(&state) else {
+                    state.reader = continuation
+                    return (nil, nil)
+                }
+                defer { state.writer = nil }
+                return (value, state.writer)
+            }
+            writer?.resume(returning: true)
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private func takeReady() -> Result<WebSocketMessage?, CourierError>? {
+        let (value, writer) = state.withLock { state in
+            let value = Self.ready(&state)
+            defer { if value != nil { state.writer = nil } }
+            return (value, value != nil ? state.writer : nil)
+        }
+        writer?.resume(returning: true)
+        return value
+    }
+
+    /// A buffered message (waking a waiting writer is left to the caller), or the end.
+    private static func ready(_ state: inout State) -> Result<WebSocketMessage?, CourierError>? {
+        if state.count > 0 { return .success(state.take()) }
+        switch state.end {
+        case .none: return nil
+        case .success: return .success(nil)
+        case .failure(let error): return .failure(error)
+        }
+    }
+}

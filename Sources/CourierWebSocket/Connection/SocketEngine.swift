@@ -1,0 +1,327 @@
+import CourierCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What runs an open WebSocket: the read loop, the ordered writes, the pings, the closing
+/// handshake and the one outcome. ``WebSocket`` is its public face.
+///
+/// **Writes** go out whole and in the order they were asked for: each takes a turn (first come,
+/// first served) and the state is checked as it queues, so nothing is queued after the close
+/// frame. **The end** is decided once (``end(_:)``): a clean close or a failure; it closes the
+/// connection, ends ``buffer``, wakes every waiter and stops the tasks.
+final class SocketEngine: Sendable {
+    struct State {
+        /// The first close frame, whoever sent it.
+        var firstClose: WebSocketClose?
+        /// Whether this end sent its close frame (nothing may follow it).
+        var closeSent = false
+        var outcome: Result<WebSocketClose, CourierError>?
+        var outcomeWaiters: [CheckedContinuation<Result<WebSocketClose, CourierError>, Never>] = []
+        /// Whether a write holds the turn, and who waits for it, in order.
+        var writing = false
+        var turns: [CheckedContinuation<Void, Never>] = []
+        /// Pings waiting for their pong, by payload.
+        var pings: [UInt64: PongSlot] = [:]
+        var nextPing: UInt64 = 0
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    enum PongSlot {
+        case waiting(CheckedContinuation<Bool, Never>?)
+        case arrived
+    }
+
+    let connection: any UpgradedConnection
+    let options: WebSocketOptions
+    let clock: any Clock<Duration>
+    /// The handshake's request, for errors (redacted when an error stores it).
+    let request: Request
+    let buffer: MessageBuffer
+    private let random = RandomSource.system
+    let state = Locked(State())
+
+    init(connection: any UpgradedConnection, options: WebSocketOptions, clock: any Clock<Duration>, request: Request) {
+        self.connection = connection
+        self.options = options
+        self.clock = clock
+        self.request = request
+        self.buffer = MessageBuffer(capacity: options.bufferedMessages)
+    }
+
+    /// Starts reading `inbound` (the bytes after the `101`) and the keep-alive pings.
+    func start(reading inbound: ByteStream) {
+        let reader = Task { await self.read(inbound) }
+        var tasks = [reader]
+        if let interval = options.pingInterval {
+            tasks.append(Task { await self.keepAlive(every: interval) })
+        }
+        let ended = state.withLock { state in
+            state.tasks = tasks
+            return state.outcome != nil
+        }
+        if ended { for task in tasks { task.cancel() } }
+    }
+
+    var isEnded: Bool { state.withLock { $0.outcome != nil } }
+
+    // MARK: - Writing
+
+    /// Sends `frame` in its turn, when `allowed` says the state lets it go (checked as it queues).
+    /// - Throws: ``CourierError``: the socket closed or failed, or the connection failed.
+    func write(_ frame: WebSocketFrame, allowed: (inout State) -> Bool = { !$0.closeSent }) async throws(CourierError) {
+        let refusal: CourierError? = state.withLock { state in
+            if case .failure(let error) = state.outcome { return error }
+            guard state.outcome == nil, allowed(&state) else {
+                return CourierError(.webSocket(WebSocketFailure(.closed, message: "the socket is closed or closing; nothing more can be sent")), request: request)
+            }
+            return nil
+        }
+        if let refusal { throw refusal }
+        await takeTurn()
+        defer { releaseTurn() }
+        if case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
+        do {
+            try await connection.write(frame.encoded(mask: UInt32(truncatingIfNeeded: random.next())))
+        } catch {
+            let failure = lost("the connection failed while a frame was written", underlying: error)
+            // Once a close frame is on its way the end is the closing handshake's to decide: a
+            // server may close the connection as soon as it sent its own close frame.
+            if !state.withLock({ $0.closeSent }) { end(.failure(failure)) }
+            throw failure
+        }
+    }
+
+    private func takeTurn() async {
+        let mine = state.withLock { state in
+            guard state.writing else {
+                state.writing = true
+                return true
+            }
+            return false
+        }
+        if mine { return }
+        await withCheckedContinuation { continuation in
+            let mine = state.withLock { state in
+                guard state.writing else {
+                    state.writing = true
+                    return true
+                }
+                state.turns.append(continuation)
+                return false
+            }
+            if mine { continuation.resume() }
+        }
+    }
+
+    private func releaseTurn() {
+        let next = state.withLock { state in
+            guard !state.turns.isEmpty else {
+                state.writing = false
+                return CheckedContinuation<Void, Never>?.none
+            }
+            return state.turns.removeFirst()
+        }
+        next?.resume()
+    }
+
+    // MARK: - Pings
+
+    /// Sends a ping and waits for its pong, up to ``WebSocketOptions/pingTimeout``; a peer that
+    /// does not answer fails the socket.
+    func ping() async throws(CourierError) {
+        let id = state.withLock { state in
+            defer { state.nextPing &+= 1 }
+            state.pings[state.nextPing] = .waiting(nil)
+            return state.nextPing
+        }
+        var payload = Data(count: 8)
+        for index in 0..<8 { payload[index] = UInt8(truncatingIfNeeded: id >> UInt64(56 - 8 * index)) }
+        do {
+            try await write(WebSocketFrame(.ping, payload: payload))
+        } catch {
+            _ = state.withLock { $0.pings.removeValue(forKey: id) }
+            throw error
+        }
+        let answered = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.pong(id) }
+            group.addTask { [clock, options] in
+                try? await sleep(on: clock, for: options.pingTimeout, as: .webSocketPing)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        _ = state.withLock { $0.pings.removeValue(forKey: id) }
+        if answered { return }
+        if Task.isCancelled { throw cancelled() }
+        let failure = CourierError(
+            .webSocket(WebSocketFailure(.pingTimedOut, message: "the peer did not answer a ping within \(options.pingTimeout)")),
+            request: request)
+        end(.failure(failure))
+        throw failure
+    }
+
+    /// Waits for the pong of ping `id`: `true` when it arrived, `false` when the wait was cancelled.
+    private func pong(_ id: UInt64) async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now: Bool? = state.withLock { state in
+                    switch state.pings[id] {
+                    case .arrived: return true
+                    case .waiting: break
+                    case .none: return false
+                    }
+                    if Task.isCancelled { return false }
+                    state.pings[id] = .waiting(continuation)
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            let waiting = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard case .waiting(let continuation?) = state.pings[id] else { return nil }
+                state.pings[id] = nil
+                return continuation
+            }
+            waiting?.resume(returning: false)
+        }
+    }
+
+    /// A pong arrived: wakes the ping it answers, if any.
+    func received(pong payload: Data) {
+        guard payload.count == 8 else { return }
+        let id = payload.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let waiting = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard case .waiting(let continuation) = state.pings[id] else { return nil }
+            state.pings[id] = continuation == nil ? .arrived : nil
+            return continuation
+        }
+        waiting?.resume(returning: true)
+    }
+
+    private func keepAlive(every interval: Duration) async {
+        while !isEnded {
+            do {
+                try await sleep(on: clock, for: interval, as: .webSocketPing)
+            } catch {
+                return
+            }
+            do {
+                try await ping()
+            } catch {
+                return
+            }
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Starts the closing handshake (unless one began) and waits for the end, at most
+    /// ``WebSocketOptions/closeTimeout`` for the peer's close frame.
+    func close(_ code: WebSocketCloseCode, reason: String) async {
+        let first = WebSocketClose(initiator: .client, code: code, reason: reason)
+        let starts = state.withLock { state in
+            guard state.outcome == nil, !state.closeSent else { return false }
+            if state.firstClose == nil { state.firstClose = first }
+            return true
+        }
+        if starts {
+            // Nothing more is read out to the caller: what is buffered stays readable.
+            buffer.finish(nil)
+            do {
+                try await write(WebSocketFrame(.close, payload: Self.closePayload(code, reason))) { state in
+                    defer { state.closeSent = true }
+                    return !state.closeSent
+                }
+            } catch {
+                // Another close went first, or the socket ended: wait for the end all the same.
+            }
+        }
+        let timer = Task { [clock, options] in
+            do {
+                try await sleep(on: clock, for: options.closeTimeout, as: .webSocketClose)
+            } catch {
+                return
+            }
+            self.end(.failure(CourierError(
+                .webSocket(WebSocketFailure(
+                    .closeTimedOut, message: "the peer did not answer the close frame within \(options.closeTimeout)", closeCode: code)),
+                request: self.request)))
+        }
+        adopt(timer)
+        _ = await withTaskCancellationHandler {
+            await outcome()
+        } onCancel: {
+            self.cancel()
+        }
+        timer.cancel()
+    }
+
+    /// Keeps `task` to be cancelled when the socket ends (at once, if it has).
+    func adopt(_ task: Task<Void, Never>) {
+        let ended = state.withLock { state in
+            if state.outcome == nil { state.tasks.append(task) }
+            return state.outcome != nil
+        }
+        if ended { task.cancel() }
+    }
+
+    /// The payload of a close frame: the code, then the reason's UTF-8.
+    static func closePayload(_ code: WebSocketCloseCode?, _ reason: String) -> Data {
+        guard let code else { return Data() }
+        return Data([UInt8(code.rawValue >> 8), UInt8(truncatingIfNeeded: code.rawValue)]) + Data(reason.utf8)
+    }
+
+    /// How the socket ended, once it has (waiting until then).
+    func outcome() async -> Result<WebSocketClose, CourierError> {
+        if let outcome = state.withLock({ $0.outcome }) { return outcome }
+        return await withCheckedContinuation { continuation in
+            let outcome = state.withLock { state in
+                if state.outcome == nil { state.outcomeWaiters.append(continuation) }
+                return state.outcome
+            }
+            if let outcome { continuation.resume(returning: outcome) }
+        }
+    }
+
+    /// Ends the socket with `outcome` (the first end is kept): closes the connection, ends the
+    /// messages, wakes every waiter and stops the tasks.
+    func end(_ outcome: Result<WebSocketClose, CourierError>) {
+        let taken = state.withLock { state -> State? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            let taken = state
+            state.outcomeWaiters = []
+            state.turns = []
+            state.pings = [:]
+            state.tasks = []
+            return taken
+        }
+        guard let taken else { return }
+        connection.close()
+        if case .failure(let error) = outcome { buffer.finish(error) } else { buffer.finish(nil) }
+        for waiter in taken.outcomeWaiters { waiter.resume(returning: outcome) }
+        for turn in taken.turns { turn.resume() }
+        for case .waiting(let continuation?) in taken.pings.values { continuation.resume(returning: false) }
+        for task in taken.tasks { task.cancel() }
+    }
+
+    /// Ends the socket at once because a task waiting on it was cancelled.
+    func cancel() {
+        end(.failure(cancelled()))
+    }
+
+    func cancelled() -> CourierError {
+        if case .failure(let error) = state.withLock({ $0.outcome }) { return error }
+        return CourierError(.cancelled, request: request)
+    }
+
+    func lost(_ message: String, underlying: (any Error)? = nil) -> CourierError {
+        CourierError(.webSocket(WebSocketFailure(.connectionLost, message: message, closeCode: .abnormalClosure)), request: request, underlyingError: underlying)
+    }
+}
