@@ -46,3 +46,8 @@ public protocol Transport: Sendable {
 /// For Courier's own transports (URLSession, CourierNIO, AsyncHTTPClient): what the rules ask of
 /// the transport is in ``BodyRules``.
 @_spi(Transports) public protocol GathersUnderRules: Transport {}
+
+/// A transport that can switch a hop's connection to another protocol (``HTTPUpgrade``): it
+/// honours ``StreamOptions/upgrade``. Executors check for it before they send an upgrade, so a
+/// transport that cannot is a typed error with nothing sent.
+public protocol UpgradesConnections: Transport {}

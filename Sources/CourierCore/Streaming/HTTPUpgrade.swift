@@ -55,8 +55,3 @@ public protocol UpgradedConnection: Sendable {
     /// it again does nothing.
     func close()
 }
-
-/// A transport that can switch a hop's connection to another protocol (``HTTPUpgrade``): it
-/// honours ``StreamOptions/upgrade``. Executors check for it before they send an upgrade, so a
-/// transport that cannot is a typed error with nothing sent.
-public protocol UpgradesConnections: Transport {}
