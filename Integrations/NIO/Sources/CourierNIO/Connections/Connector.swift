@@ -36,10 +36,43 @@ struct Connector: Sendable {
     let resolver: NIOTransport.Resolver
 
     func connect(to origin: Origin, timings: HopTimings.Recorder? = nil) -> EventLoopFuture<PooledConnection> {
+        let speaksHTTP2 = routes[origin]?.speaksHTTP2 == true
+        let forwarding = forwardingProxy(for: origin)
+        return open(origin, timings: timings, http1Only: false).flatMapThrowing { channel, negotiated -> PooledConnection in
+            if negotiated == "h2" || (negotiated == nil && speaksHTTP2 && !origin.isSecure) {
+                return .http2(try HTTP2Connection.configure(channel, origin: origin))
+            }
+            return .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: origin.isSecure ? nil : forwarding))
+        }
+    }
+
+    /// A connection of its own for a hop that switches protocols (a WebSocket's handshake): the
+    /// same route, proxies, TLS and pins as a pooled one, HTTP/1.1 only (ALPN offers nothing
+    /// else), through a proxy always by a tunnel (`CONNECT`, or SOCKS5), and no HTTP handlers
+    /// yet: the caller adds its own. Never pooled.
+    func connectForUpgrade(to origin: Origin, timings: HopTimings.Recorder?) -> EventLoopFuture<any Channel> {
+        if routes[origin]?.speaksHTTP2 == true, !origin.isSecure {
+            let failure = CourierError(.transport(TransportFailure(
+                .other, message: "the origin is routed as h2c (HTTP/2 only), which cannot switch a connection to WebSocket")))
+            return group.any().makeFailedFuture(failure)
+        }
+        return open(origin, timings: timings, http1Only: true).map { channel, _ in channel }
+    }
+
+    /// The HTTP proxy an `http` origin's requests go to (absolute URL on the request line), if any.
+    private func forwardingProxy(for origin: Origin) -> NIOTransport.Proxy? {
+        let route = routes[origin]
+        let proxy = route?.unixSocketPath == nil ? proxies.proxy(for: origin) : nil
+        return proxy.flatMap { $0.kind != .socks5 && !origin.isSecure && route?.speaksHTTP2 != true ? $0 : nil }
+    }
+
+    /// A channel to `origin`, through its proxy, with TLS done for `https` (the negotiated ALPN
+    /// protocol with it): what every connection starts as.
+    private func open(_ origin: Origin, timings: HopTimings.Recorder?, http1Only: Bool) -> EventLoopFuture<(any Channel, String?)> {
         var context: NIOSSLContext?
         if origin.isSecure {
             do {
-                context = try tls.context()
+                context = try http1Only ? proxyTLS.context() : tls.context()
             } catch {
                 return group.any().makeFailedFuture(error)
             }
@@ -51,7 +84,8 @@ struct Connector: Sendable {
         // An http origin through an HTTP proxy: requests go to the proxy, absolute URL on the
         // request line (HTTP/1.1 only: an h2c origin is tunnelled). Anything else through a
         // proxy is tunnelled.
-        let forwarding = proxy.flatMap { $0.kind != .socks5 && !origin.isSecure && !speaksHTTP2 ? $0 : nil }
+        // A connection that switches protocols is always tunnelled, as browsers do for ws://.
+        let forwarding = http1Only ? nil : proxy.flatMap { $0.kind != .socks5 && !origin.isSecure && !speaksHTTP2 ? $0 : nil }
         // An https proxy is spoken to over TLS of its own (HTTP/1.1 by ALPN: CONNECT and
         // forwarded requests are HTTP/1.1), checked as a server is, without the origin's pins.
         var proxyContext: NIOSSLContext?
@@ -127,17 +161,12 @@ struct Connector: Sendable {
             connected = bootstrap.resolver(TimedResolver(loop: loop, resolver: resolver, timings: timings)).connect(host: host, port: port)
         }
         return connected.flatMap { [context] channel in
-            (opened.withLockedValue { $0 } ?? channel.eventLoop.makeSucceededVoidFuture()).flatMap { () -> EventLoopFuture<PooledConnection> in
+            (opened.withLockedValue { $0 } ?? channel.eventLoop.makeSucceededVoidFuture()).flatMap { () -> EventLoopFuture<(any Channel, String?)> in
                 if let timings {
                     timings.end(.connect)
                     timings.connection(nil, remoteAddress: channel.remoteAddress.map(Self.describe))
                 }
-                guard let context else {
-                    return channel.eventLoop.makeCompletedFuture {
-                        if speaksHTTP2 { return .http2(try HTTP2Connection.configure(channel, origin: origin)) }
-                        return .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: forwarding))
-                    }
-                }
+                guard let context else { return channel.eventLoop.makeSucceededFuture((channel, nil)) }
                 let handshake: EventLoopFuture<String?>
                 // The chain BoringSSL verifies is recorded for the gate: the keys a pin is checked
                 // against, and why a certificate was refused.
@@ -158,10 +187,9 @@ struct Connector: Sendable {
                     gate.verdict.fail(error)
                     return channel.eventLoop.makeFailedFuture(error)
                 }
-                return handshake.flatMapThrowing { negotiated -> PooledConnection in
+                return handshake.map { negotiated -> (any Channel, String?) in
                     timings?.end(.tls)
-                    if negotiated == "h2" { return .http2(try HTTP2Connection.configure(channel, origin: origin)) }
-                    return .http1(try HTTP1Connection.configure(channel, origin: origin, forwardingProxy: nil))
+                    return (channel, negotiated)
                 }
             }.flatMapErrorThrowing { error in
                 channel.close(promise: nil)

@@ -30,6 +30,8 @@ public final class NIOTransport: Transport {
     /// The event loops connections run on.
     public let eventLoopGroup: any EventLoopGroup
     private let pool: ConnectionPool
+    /// Opens connections: the pool's, and those of hops that switch protocols (never pooled).
+    let connector: Connector
 
     /// Creates a transport.
     /// - Parameters:
@@ -66,6 +68,7 @@ public final class NIOTransport: Transport {
             mayShare: { origin in origin.isSecure ? allowsHTTP2 : routes[origin]?.speaksHTTP2 == true },
             backoff: configuration.connectionBackoff)
         pool = ConnectionPool(configuration: rules) { connector.connect(to: $0, timings: $1) }
+        self.connector = connector
     }
 
     /// Shuts the transport down, gracefully: nothing new starts (a new hop fails with a
@@ -97,6 +100,9 @@ public final class NIOTransport: Transport {
             throw CourierError(error.cause, request: request)
         }
         let (head, body, upload) = render(request, target: target)
+        if let upgrade = options.upgrade {
+            return try await switching(request, to: upgrade, head: head, body: body, upload: upload, target: target, url: url, options: options)
+        }
         // A body gathered under the exchange's rules: its idle timer watches the hop from here
         // (a wait for a connection included) on this transport's own terms, with no task of
         // its own, and the loop holds the gathered bytes to the size limit.
@@ -202,7 +208,7 @@ public final class NIOTransport: Transport {
 
     /// `error` saying, when it is a lost connection, whether that connection had carried earlier
     /// hops (``/Courier/TransportFailure/connectionWasReused``).
-    private static func lost(_ error: CourierError, reused: Bool?) -> CourierError {
+    static func lost(_ error: CourierError, reused: Bool?) -> CourierError {
         guard let reused, case .transport(var failure) = error.cause, failure.kind == .connectionLost else { return error }
         failure.connectionWasReused = reused
         var marked = error
@@ -211,7 +217,7 @@ public final class NIOTransport: Transport {
     }
 
     /// Records the connection a hop was lent: opened for it or reused, its protocol, its peer.
-    private static func record(_ channel: any Channel, isNew: Bool, protocol name: String, in timings: HopTimings.Recorder) {
+    static func record(_ channel: any Channel, isNew: Bool, protocol name: String, in timings: HopTimings.Recorder) {
         timings.connection(isNew ? .new : .reused, protocol: name, remoteAddress: channel.remoteAddress.map(Connector.describe))
     }
 
@@ -235,7 +241,7 @@ public final class NIOTransport: Transport {
 
     /// The request's head as sent, and its body: in hand, or read while it is sent and held to
     /// the length the head declares.
-    private func render(_ request: Request, target: RequestTarget) -> (HTTPRequestHead, ByteBuffer?, FramedBody?) {
+    func render(_ request: Request, target: RequestTarget) -> (HTTPRequestHead, ByteBuffer?, FramedBody?) {
         var headers = NIOHTTP1.HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 3)
         var hasHost = false
