@@ -134,6 +134,14 @@ struct WebSocketTests {
         await executor.transport.shutdown()
     }
 
+    @Test func shuttingTheTransportDownClosesAnOpenSocket() async throws {
+        let transport = try NIOTransport()
+        let socket = try await NIOExecutor(transport: transport).webSocket(.get |> url(try Self.address("COURIER_WEBSOCKET_URL") + "/echo"))
+        await transport.shutdown()
+        let error = await #expect(throws: CourierError.self) { try await socket.closed }
+        #expect(Self.failure(error)?.kind == .connectionLost)
+    }
+
     struct Answer: Decodable, CustomStringConvertible {
         var opcode: Int
         var masked: Bool

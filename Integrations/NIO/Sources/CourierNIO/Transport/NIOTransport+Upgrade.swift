@@ -4,6 +4,7 @@
 #else
     import Foundation
 #endif
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
@@ -38,6 +39,9 @@ extension NIOTransport {
             throw Self.lost(TransportErrors.courierError(for: error, request: request), reused: false)
         }
         if let timings = options.timings { Self.record(channel, isNew: true, protocol: "http/1.1", in: timings) }
+        let key = ObjectIdentifier(channel)
+        switchedChannels.withLockedValue { $0[key] = channel }
+        channel.closeFuture.whenComplete { [switchedChannels] _ in switchedChannels.withLockedValue { _ = $0.removeValue(forKey: key) } }
         let promise = channel.eventLoop.makePromise(of: UpgradeHandler.Outcome.self)
         let request = request
         channel.eventLoop.execute { [head] in

@@ -5,6 +5,7 @@
 #else
     import Foundation
 #endif
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationEssentialsCompat
 import NIOHTTP1
@@ -32,6 +33,9 @@ public final class NIOTransport: Transport {
     private let pool: ConnectionPool
     /// Opens connections: the pool's, and those of hops that switch protocols (never pooled).
     let connector: Connector
+    /// The connections hops switched to another protocol (WebSockets), open: ``shutdown(gracePeriod:)``
+    /// closes them with the pool's.
+    let switchedChannels = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
 
     /// Creates a transport.
     /// - Parameters:
@@ -73,11 +77,15 @@ public final class NIOTransport: Transport {
 
     /// Shuts the transport down, gracefully: nothing new starts (a new hop fails with a
     /// ``/Courier/TransportFailure`` saying the transport was shut down), idle connections close,
-    /// and hops under way finish; after `gracePeriod`, connections still busy are closed and
+    /// and hops under way finish (connections switched to another protocol, WebSockets, close);
+    /// after `gracePeriod`, connections still busy are closed and
     /// their hops fail the same way. Returns once every connection is closed.
     /// - Parameter gracePeriod: How long hops under way may take to finish. Default 10 s.
     public func shutdown(gracePeriod: Duration = .seconds(10)) async {
         await pool.shutdown(gracePeriod: gracePeriod)
+        // A switched connection (a WebSocket) has no hop to finish: it closes now.
+        let switched = switchedChannels.withLockedValue { $0.values }
+        for channel in switched { try? await channel.close() }
     }
 
     /// Sends `request`, one hop, and returns once its head arrives (a redirect's included).
