@@ -3,6 +3,7 @@ import CourierCookies
 import CourierCore
 import CourierResilience
 import CourierTesting
+import CourierWebSocket
 import Foundation
 
 /// The step-by-step walk through Courier. Every step checks what it got; any surprise ends the
@@ -227,6 +228,28 @@ struct Tour {
         try check(outcomes == ["503", "circuitOpen", "circuitOpen"], "503 twice (a retry), then the breaker opened: \(outcomes)")
         try check(recorder?.requests.count == sentBefore, "no request reached the server")
         for line in decisions.all { print("   \(line)") }
+
+        step("19. A WebSocket: the handshake is a request, the socket has the same guarantees")
+        // A chat server in memory (httpbin has no WebSocket, so this step is offline either way):
+        // it answers each message in upper case, then closes when the client does.
+        let chatServer = InMemoryExecutor(routes: [
+            .init(.get, "/chat", .webSocket(subprotocol: "chat.v1") { peer in
+                while let message = try await peer.receiveMessage() {
+                    if case .text(let text) = message { try await peer.send(.text(text.uppercased())) }
+                }
+            })
+        ])
+        let socket = try await chatServer.webSocket(
+            Request.get |> CourierCore.url("wss://chat.example/chat") |> bearer("tour-secret-token"),
+            options: WebSocketOptions(subprotocols: ["chat.v1"]))
+        try check(socket.subprotocol == "chat.v1", "the server chose the subprotocol chat.v1")
+        try await socket.send(.text("milk & eggs"))
+        var replies = socket.messages.makeAsyncIterator()
+        let reply = try await replies.next()
+        try check(reply == .text("MILK & EGGS"), "a message went out and its answer came back: \(reply.map { "\($0)" } ?? "none")")
+        try await socket.close(reason: "tour over")
+        let closed = try await socket.closed
+        try check(closed.initiator == .client && closed.code == .normalClosure, "\(closed)")
 
         if let recorder {
             print("\n== The in-memory executor recorded \(recorder.requests.count) requests:")

@@ -2,9 +2,9 @@
 """Merges the symbol graphs of Courier's modules into one graph of the module `Courier`.
 
 `import Courier` is an umbrella: it re-exports CourierCore, CourierCaching, CourierCookies,
-CourierResilience, CourierTesting and CourierURLSession and declares nothing itself, so its own
+CourierResilience, CourierTesting, CourierURLSession and CourierWebSocket and declares nothing itself, so its own
 symbol graph is empty. The documentation presents what a user of `import Courier` sees, one
-module: this renames the six modules' graphs (and their extension graphs
+module: this renames the seven modules' graphs (and their extension graphs
 of each other) to `Courier` and joins them, so that DocC links between them resolve.
 
 Usage: merge-symbol-graphs.py SOURCE_DIR OUTPUT_DIR
@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-MODULES = ["CourierCore", "CourierCaching", "CourierCookies", "CourierResilience", "CourierTesting", "CourierURLSession"]
+MODULES = ["CourierCore", "CourierCaching", "CourierCookies", "CourierResilience", "CourierTesting", "CourierURLSession", "CourierWebSocket"]
 source, output = sys.argv[1], sys.argv[2]
 merged = None
 extensions = {}

@@ -57,8 +57,7 @@ public struct FaultInjection: Middleware {
             switch stub.outcome {
             case .response(let response): detail = "status \(response.status)"
             case .stream(let script): detail = "status \(script.head.status), streamed"
-            case .failure: detail = "failure"
-            case .switchingProtocols: detail = "switching protocols"
+            case .failure: detail = stub.switching == nil ? "failure" : "switching protocols"
             }
             return Fault(action: .answer(stub, detail))
         }

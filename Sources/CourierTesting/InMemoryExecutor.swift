@@ -228,6 +228,7 @@ final class InMemoryTransport: UpgradesConnections {
     /// has one. An invalid request is not recorded; a cancelled delay throws `CancellationError`.
     func send(hop request: Request, options: StreamOptions) async throws -> StreamedResponse {
         let (stub, url) = try await answer(request, isValid: options.hopIsValid)
+        if let switching = stub.switching { return Self.switchProtocols(switching, request: request, url: url, options: options) }
         let script: Stub.Script
         switch stub.outcome {
         case .response(var response):
@@ -237,8 +238,6 @@ final class InMemoryTransport: UpgradesConnections {
             throw Self.onNewConnection(error)
         case .stream(let streamed):
             script = streamed
-        case .switchingProtocols(let switching):
-            return Self.switchProtocols(switching, request: request, url: url, options: options)
         }
         var head = script.head
         if head.url == nil { head.url = url }

@@ -28,15 +28,10 @@ public struct Stub: Sendable {
         case failure(any Error)
         /// Answer with a head, then a body in chunks (for ``Executor/stream(_:options:)``).
         case stream(Script)
-        /// Answer `101 Switching Protocols` and hand the connection to a peer (a WebSocket's
-        /// server: ``Stub/webSocket(subprotocol:headers:_:)``), when the call asked to switch
-        /// (``StreamOptions/upgrade``); a call that did not gets the bare `101`, which the
-        /// exchange refuses as a real server's would be.
-        case switchingProtocols(Switch)
     }
 
-    /// A switch of protocols: the `101`'s headers, made from the request, and the server's end
-    /// of the connection.
+    /// A switch of protocols (``switching``): the `101`'s headers, made from the request, and
+    /// the server's end of the connection.
     public struct Switch: Sendable {
         /// The headers of the `101`, for the request it answers.
         public var headers: @Sendable (Request) -> HTTPHeaders
@@ -81,6 +76,12 @@ public struct Stub: Sendable {
 
     /// What the stub produces.
     public var outcome: Outcome
+    /// When set, the stub answers `101 Switching Protocols` with these headers and hands the
+    /// connection to a peer (a WebSocket's server: ``Stub/webSocket(subprotocol:headers:_:)``),
+    /// if the call asked to switch (``StreamOptions/upgrade``); a call that did not gets the
+    /// bare `101`, which the exchange refuses as a real server's would be. ``outcome`` is then
+    /// not used. `nil` by default.
+    public var switching: Switch?
     /// How long to wait before answering; the wait ends early with cancellation.
     public var delay: Duration?
 
@@ -150,6 +151,16 @@ public struct Stub: Sendable {
         Stub(.failure(error))
     }
 
+    /// An answer that switches protocols: `101 Switching Protocols` with the headers
+    /// `switching` makes from the request, then its peer on the connection (see ``switching``).
+    /// - Parameter switching: The headers and the peer.
+    /// - Returns: The stub.
+    public static func switchingProtocols(_ switching: Switch) -> Stub {
+        var stub = Stub(.response(Response(status: 101)))
+        stub.switching = switching
+        return stub
+    }
+
     /// A streamed body: the head at once, then each chunk (after `interval`, when given).
     ///
     /// ```swift
@@ -213,7 +224,7 @@ public struct Stub: Sendable {
     ) -> Stub {
         var script: Script
         switch outcome {
-        case .failure, .switchingProtocols: return self
+        case .failure: return self
         case .response(let response): script = Script(head: response, chunks: [response.body])
         case .stream(let existing): script = existing
         }

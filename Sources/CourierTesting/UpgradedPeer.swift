@@ -7,7 +7,7 @@ import CourierCore
 #endif
 
 /// The server's end of an in-memory connection a stub switched to another protocol
-/// (``Stub/Outcome/switchingProtocols(_:)``): the bytes the client writes, and a way to write
+/// (``Stub/switchingProtocols(_:)``): the bytes the client writes, and a way to write
 /// back, each way with backpressure. ``WebSocketPeer`` speaks WebSocket over it.
 public struct UpgradedPeer: Sendable {
     /// What the client writes, as it writes it; it ends when the client closes.

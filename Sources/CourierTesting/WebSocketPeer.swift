@@ -29,8 +29,7 @@ extension Stub {
     public static func webSocket(
         subprotocol: String? = nil, headers: HTTPHeaders = [:], _ script: @escaping @Sendable (WebSocketPeer) async throws -> Void
     ) -> Stub {
-        Stub(
-            .switchingProtocols(
+        .switchingProtocols(
                 Switch(
                     headers: { request in
                         var answer = headers
@@ -40,7 +39,7 @@ extension Stub {
                         if let subprotocol { answer.set("Sec-WebSocket-Protocol", subprotocol) }
                         return answer
                     },
-                    peer: { connection in try? await script(WebSocketPeer(connection)) })))
+                    peer: { connection in try? await script(WebSocketPeer(connection)) }))
     }
 }
 

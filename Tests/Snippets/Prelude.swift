@@ -54,6 +54,12 @@ let listing: Resource<Listing> = .get |> api |> path("users") |> decode(Listing.
 let user = .get |> api |> path("users", 42) |> decode(User.self)
 let withErrors = .get |> api |> path("users", 42) |> decode(User.self, error: APIError.self)
 
+/// An event of a feed, with the cursor it can be resumed after.
+struct Event: Decodable, Sendable {
+    var id: String
+}
+func handle(_ event: Event) async throws {}
+
 func show(_ value: Any) {}
 func showNotFound() {}
 func showOffline() {}

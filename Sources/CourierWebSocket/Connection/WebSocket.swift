@@ -6,7 +6,7 @@ import CourierCore
     import Foundation
 #endif
 
-/// An open WebSocket (RFC 6455), opened by ``CourierCore/Executor/webSocket(_:options:clock:)``
+/// An open WebSocket (RFC 6455), opened by ``Executor/webSocket(_:options:clock:)``
 /// through the executor's middleware, redirects and transport.
 ///
 /// ```swift

@@ -1,4 +1,4 @@
-/// The limits and timers of a WebSocket (``CourierCore/Executor/webSocket(_:options:clock:)``).
+/// The limits and timers of a WebSocket (``Executor/webSocket(_:options:clock:)``).
 ///
 /// ```swift
 /// var options = WebSocketOptions(subprotocols: ["chat.v2"])

@@ -166,9 +166,9 @@ struct WebSocketTests {
     @Test("a 101 with the wrong accept, or a subprotocol not offered, fails the handshake and closes the connection")
     func badHandshake() async throws {
         let wrongAccept = InMemoryExecutor(routes: [
-            .init(.get, "/live", Stub(.switchingProtocols(.init(
+            .init(.get, "/live", .switchingProtocols(.init(
                 headers: { _ in ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Accept": "AAAA"] },
-                peer: { _ in }))))
+                peer: { _ in })))
         ])
         let error = await #expect(throws: CourierError.self) { _ = try await wrongAccept.webSocket(Self.chat) }
         #expect(error.flatMap(Self.failure)?.kind == .handshakeFailed)
