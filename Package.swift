@@ -128,7 +128,7 @@ let package = Package(
         ),
         .target(
             name: "CourierConformance",
-            dependencies: ["CourierCore", "CourierCaching", "CourierCookies", "CourierResilience", "CourierTesting"],
+            dependencies: ["CourierCore", "CourierCaching", "CourierCookies", "CourierResilience", "CourierTesting", "CourierWebSocket"],
             path: "Sources/CourierConformance",
             swiftSettings: librarySettings
         ),

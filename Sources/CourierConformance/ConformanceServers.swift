@@ -15,6 +15,13 @@ public struct ConformanceServers: Sendable, Hashable {
     public var hostile: String
     /// `scripts/stream_server.py`: files with ranges, server-sent events, upload checks.
     public var stream: String
+    /// `scripts/websocket_server.py`'s conforming peer (Python's `websockets`), for example
+    /// `ws://127.0.0.1:8085`, from ``webSocketEnvironmentName``; `nil` when it is not set (only
+    /// the WebSocket case needs it, and only for a transport that upgrades).
+    public var webSocket: String? = ProcessInfo.processInfo.environment[webSocketEnvironmentName].flatMap { $0.isEmpty ? nil : $0 }
+
+    /// The variable `scripts/test` sets to the WebSocket peer's address.
+    public static let webSocketEnvironmentName = "COURIER_WEBSOCKET_URL"
 
     /// Creates the addresses.
     /// - Parameters:

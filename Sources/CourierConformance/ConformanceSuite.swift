@@ -13,7 +13,7 @@ public enum ConformanceSuite {
     /// Every case.
     public static let cases: [ConformanceCase] =
         contract + redirects + hops + limits + time + cancellation + integrity + streaming + uploads + uploadBounds + downloads
-        + events + cookies + caching + timings + resilience
+        + events + cookies + caching + timings + resilience + webSockets
 
     /// The cases whose requirements `offered` covers.
     /// - Parameter offered: What the executor under test offers.
