@@ -30,6 +30,10 @@ final class MessageBuffer: Sendable {
         self.capacity = max(1, capacity)
     }
 
+    /// Whether the read loop waits for the reader to take a message: the socket is not being
+    /// read, so nothing behind those messages (a pong) can arrive.
+    var isHoldingWriter: Bool { state.withLock { $0.writer != nil } }
+
     /// Adds `message`, waiting while the buffer is full; `false` once the stream ended.
     func push(_ message: WebSocketMessage) async -> Bool {
         enum Step { case done(Bool), resume(CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>), wait }

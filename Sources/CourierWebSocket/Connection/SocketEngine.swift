@@ -146,19 +146,26 @@ final class SocketEngine: Sendable {
             _ = state.withLock { $0.pings.removeValue(forKey: id) }
             throw error
         }
-        let answered = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.pong(id) }
-            group.addTask { [clock, options] in
-                try? await sleep(on: clock, for: options.pingTimeout, as: .webSocketPing)
-                return false
+        // The time a pong may take counts only while the socket is read: while the read loop
+        // waits for the caller to take a message, the pong may be behind it, and a slow reader
+        // is not a dead peer.
+        var answered = false
+        while !answered {
+            answered = await withTaskGroup(of: Bool.self) { group in
+                group.addTask { await self.pong(id) }
+                group.addTask { [clock, options] in
+                    try? await sleep(on: clock, for: options.pingTimeout, as: .webSocketPing)
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
             }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            if answered || Task.isCancelled || isEnded || !buffer.isHoldingWriter { break }
         }
         _ = state.withLock { $0.pings.removeValue(forKey: id) }
         if answered { return }
-        if Task.isCancelled { throw cancelled() }
+        if Task.isCancelled || isEnded { throw cancelled() }
         let failure = CourierError(
             .webSocket(WebSocketFailure(.pingTimedOut, message: "the peer did not answer a ping within \(options.pingTimeout)")),
             request: request)
@@ -183,9 +190,10 @@ final class SocketEngine: Sendable {
                 if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
+            // The slot stays: a pong that arrives after this wait still counts for the next one.
             let waiting = state.withLock { state -> CheckedContinuation<Bool, Never>? in
                 guard case .waiting(let continuation?) = state.pings[id] else { return nil }
-                state.pings[id] = nil
+                state.pings[id] = .waiting(nil)
                 return continuation
             }
             waiting?.resume(returning: false)

@@ -4,7 +4,7 @@ import Testing
 
 /// A WebSocket over the in-memory executor: the handshake through the exchange, the connection's
 /// rules each way, the one outcome. The peer is scripted (``Stub/webSocket(subprotocol:headers:_:)``).
-@Suite("WebSocket over the in-memory executor")
+@Suite("WebSocket over the in-memory executor", .timeLimit(.minutes(2)))
 struct WebSocketTests {
     static let chat = Request.get |> url("wss://chat.test/live")
 
@@ -326,5 +326,40 @@ private func waitFor<Value>(_ value: () -> Value?) async throws -> Value {
         if let value = value() { return value }
         try Task.checkCancellation()
         await Task.yield()
+    }
+}
+
+/// A keep-alive ping whose pong waits behind messages the caller has not read yet is not a dead
+/// peer: its timeout runs only while the socket is read.
+@Suite("WebSocket keep-alive with a slow reader", .timeLimit(.minutes(1)))
+struct SlowReaderKeepAliveTests {
+    @Test("a socket whose reader is behind is not failed for a pong that cannot arrive yet")
+    func slowReaderIsNotADeadPeer() async throws {
+        let clock = ManualClock()
+        let executor = InMemoryExecutor(routes: [
+            .init(.get, "/live", .webSocket { peer in
+                // More than the socket and the byte stream buffer: the peer waits on the client.
+                for _ in 0..<400 { try await peer.send(.binary(Data(count: 1_024))) }
+                while try await peer.receiveMessage() != nil {}
+            })
+        ])
+        var options = WebSocketOptions(pingInterval: .seconds(20))
+        options.pingTimeout = .seconds(5)
+        options.bufferedMessages = 1
+        let socket = try await executor.webSocket(.get |> url("wss://chat.test/live"), options: options, clock: clock)
+        // The keep-alive's interval, then its ping's pong wait, which times out while the reader
+        // is held (nothing is read): the wait is armed again instead of failing the socket.
+        try await clock.waitForSleepers(1, of: .webSocketPing)
+        clock.advance(by: .seconds(20))
+        try await clock.waitForSleepers(1, of: .webSocketPing)
+        clock.advance(by: .seconds(5))
+        try await clock.waitForSleepers(1, of: .webSocketPing)
+        clock.advance(by: .seconds(5))
+        try await clock.waitForSleepers(1, of: .webSocketPing)
+        // Reading lets everything through: the pong arrives, nothing failed.
+        var messages = socket.messages.makeAsyncIterator()
+        for _ in 0..<400 { _ = try await messages.next() }
+        try await socket.close()
+        #expect(try await socket.closed.initiator == .client)
     }
 }
