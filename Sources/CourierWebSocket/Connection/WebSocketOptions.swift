@@ -1,3 +1,5 @@
+import CourierCore
+
 /// The limits and timers of a WebSocket (``Executor/webSocket(_:options:clock:)``).
 ///
 /// ```swift
@@ -27,21 +29,27 @@ public struct WebSocketOptions: Sendable {
     /// none. A zero or negative interval counts as `nil`.
     public var pingInterval: Duration? {
         get { interval }
-        set { interval = newValue.flatMap { $0 > .zero ? $0 : nil } }
+        set { interval = newValue.flatMap { $0 > .zero ? Self.bounded($0) : nil } }
     }
     /// How long a ping (``WebSocket/ping()`` or a keep-alive) waits for its pong before the peer
     /// is taken for dead and the socket fails with ``WebSocketFailure/Kind/pingTimedOut``. 10
     /// seconds by default; a negative value counts as zero.
     public var pingTimeout: Duration {
         get { pongWait }
-        set { pongWait = max(.zero, newValue) }
+        set { pongWait = Self.bounded(newValue) }
     }
     /// How long ``WebSocket/close(_:reason:)`` waits for the peer's close frame before it drops
     /// the connection (``WebSocketFailure/Kind/closeTimedOut``). 5 seconds by default; a negative
     /// value counts as zero.
     public var closeTimeout: Duration {
         get { closeWait }
-        set { closeWait = max(.zero, newValue) }
+        set { closeWait = Self.bounded(newValue) }
+    }
+
+    /// `duration` between zero and ``Request/maximumInterval`` (a year): a clock's deadline
+    /// arithmetic must not overflow, whatever a caller passes.
+    private static func bounded(_ duration: Duration) -> Duration {
+        min(max(.zero, duration), .seconds(Request.maximumInterval))
     }
 
     private var messageLimit = 16 << 20

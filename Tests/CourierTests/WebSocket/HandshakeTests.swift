@@ -73,4 +73,19 @@ struct HandshakeTests {
             #expect(throws: WebSocketFailure.self) { try handshake.check(headers) }
         }
     }
+
+    @Test("timers are held between zero and a year; a zero or negative ping interval is none")
+    func optionBounds() {
+        var options = WebSocketOptions(maximumMessageSize: -5, pingInterval: .seconds(-1))
+        #expect(options.maximumMessageSize == 0)
+        #expect(options.pingInterval == nil)
+        options.pingInterval = .seconds(Int64.max)
+        options.pingTimeout = .seconds(Int64.max)
+        options.closeTimeout = .seconds(-3)
+        options.bufferedMessages = 0
+        #expect(options.pingInterval == .seconds(Request.maximumInterval))
+        #expect(options.pingTimeout == .seconds(Request.maximumInterval))
+        #expect(options.closeTimeout == .zero)
+        #expect(options.bufferedMessages == 1)
+    }
 }
