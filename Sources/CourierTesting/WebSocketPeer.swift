@@ -23,11 +23,16 @@ extension Stub {
     /// - Parameters:
     ///   - subprotocol: The subprotocol the server chooses, if any.
     ///   - headers: More headers for the `101`.
+    ///   - compression: Whether the server accepts permessage-deflate (RFC 7692) when the client
+    ///     offers it; the peer then inflates what the client compressed
+    ///     (``WebSocketPeer/receiveMessage()``) and may compress what it sends
+    ///     (``WebSocketPeer/send(_:compressed:)``). `false` by default.
     ///   - script: The server's side; the connection is dropped when it returns or throws, so a
     ///     script that means to close cleanly calls ``WebSocketPeer/close(_:reason:)`` first.
     /// - Returns: The stub.
     public static func webSocket(
-        subprotocol: String? = nil, headers: HTTPHeaders = [:], _ script: @escaping @Sendable (WebSocketPeer) async throws -> Void
+        subprotocol: String? = nil, headers: HTTPHeaders = [:], compression: Bool = false,
+        _ script: @escaping @Sendable (WebSocketPeer) async throws -> Void
     ) -> Stub {
         .switchingProtocols(
                 Switch(
@@ -37,9 +42,11 @@ extension Stub {
                         answer.set("Connection", "Upgrade")
                         answer.set("Sec-WebSocket-Accept", Handshake.accept(for: request.headers["Sec-WebSocket-Key"] ?? ""))
                         if let subprotocol { answer.set("Sec-WebSocket-Protocol", subprotocol) }
+                        let offered = request.headers["Sec-WebSocket-Extensions"].map { $0.contains("permessage-deflate") } ?? false
+                        if compression, offered { answer.set("Sec-WebSocket-Extensions", "permessage-deflate; client_no_context_takeover") }
                         return answer
                     },
-                    peer: { connection in try? await script(WebSocketPeer(connection)) }))
+                    peer: { connection in try? await script(WebSocketPeer(connection, compression: compression)) }))
     }
 }
 
@@ -56,6 +63,8 @@ public actor WebSocketPeer {
         public var payload: Data
         /// Whether it ends its message (FIN).
         public var isFinal: Bool
+        /// Whether it starts a compressed message (RSV1, RFC 7692).
+        public var isCompressed = false
 
         /// The close code of a close frame, if it has one.
         public var closeCode: WebSocketCloseCode? {
@@ -66,11 +75,17 @@ public actor WebSocketPeer {
 
     private let connection: UpgradedPeer
     private var iterator: ByteStream.Iterator
-    private var parser = FrameParser(role: .server, maximumFrameSize: 1 << 30)
+    private var parser: FrameParser
+    private var inflater = Inflater()
+    /// Whether the peer accepts permessage-deflate (when the client offers it): it reads RSV1
+    /// and inflates the client's compressed messages.
+    public let isCompressing: Bool
 
-    init(_ connection: UpgradedPeer) {
+    init(_ connection: UpgradedPeer, compression: Bool = false) {
         self.connection = connection
         self.iterator = connection.incoming.makeAsyncIterator()
+        self.isCompressing = compression
+        self.parser = FrameParser(role: .server, maximumFrameSize: 1 << 30, allowsCompression: compression)
     }
 
     /// The next frame from the client, or `nil` when it closed the connection.
@@ -78,7 +93,7 @@ public actor WebSocketPeer {
     public func receiveFrame() async throws -> Frame? {
         while true {
             if let frame = try parser.next() {
-                return Frame(opcode: frame.opcode.rawValue, payload: frame.payload, isFinal: frame.isFinal)
+                return Frame(opcode: frame.opcode.rawValue, payload: frame.payload, isFinal: frame.isFinal, isCompressed: frame.isCompressed)
             }
             var reading = iterator
             let chunk = try await reading.next(isolation: self)
@@ -88,10 +103,14 @@ public actor WebSocketPeer {
         }
     }
 
-    /// The next whole message from the client, answering its pings on the way; `nil` when it
-    /// closed: its close frame is answered with the same code and the connection closed.
+    /// The next whole message from the client (inflated, when it was compressed), answering its
+    /// pings on the way; `nil` when it closed: its close frame is answered with the same code and
+    /// the connection closed.
+    /// - Throws: A ``WebSocketFailure`` for a frame a server must refuse, or a compressed message
+    ///   that does not inflate.
     public func receiveMessage() async throws -> WebSocketMessage? {
         var kind: UInt8?
+        var compressed = false
         var data = Data()
         while let frame = try await receiveFrame() {
             switch frame.opcode {
@@ -104,22 +123,35 @@ public actor WebSocketPeer {
             case 0xA:
                 continue
             default:
-                if frame.opcode != 0 { kind = frame.opcode }
+                if frame.opcode != 0 { (kind, compressed) = (frame.opcode, frame.isCompressed) }
                 data.append(frame.payload)
                 guard frame.isFinal else { continue }
+                if compressed {
+                    // The client takes no context over between its messages: neither does this.
+                    guard let inflated = try? inflater.inflate([UInt8](data) + [0, 0, 0xFF, 0xFF], limit: 1 << 30, keepsWindow: false) else {
+                        throw WebSocketFailure(.protocolError, message: "the client's compressed message does not inflate")
+                    }
+                    data = Data(inflated)
+                }
                 return kind == 0x1 ? .text(String(decoding: data, as: UTF8.self)) : .binary(data)
             }
         }
         return nil
     }
 
-    /// Sends a message as one frame.
-    /// - Parameter message: The message.
-    public func send(_ message: WebSocketMessage) async throws {
-        switch message {
-        case .text(let text): try await send(frame: 0x1, payload: Data(text.utf8))
-        case .binary(let data): try await send(frame: 0x2, payload: data)
-        }
+    /// Sends a message as one frame, compressed when asked (and permessage-deflate was
+    /// negotiated, else the frame breaks the protocol, which may be the point).
+    /// - Parameters:
+    ///   - message: The message.
+    ///   - compressed: Whether to compress it (RSV1); `false` by default.
+    public func send(_ message: WebSocketMessage, compressed: Bool = false) async throws {
+        let (opcode, payload): (UInt8, Data) =
+            switch message {
+            case .text(let text): (0x1, Data(text.utf8))
+            case .binary(let data): (0x2, data)
+            }
+        guard compressed else { return try await send(frame: opcode, payload: payload) }
+        try await send(frame: opcode, payload: Data(Deflater.compress([UInt8](payload))), reservedBits: 0b100)
     }
 
     /// Sends one frame as given, however wrong: any opcode, the FIN and RSV bits, masked or

@@ -32,7 +32,7 @@ extension Executor {
     public func webSocket(
         _ request: Request, options: WebSocketOptions = WebSocketOptions(), clock: some Clock<Duration> = ContinuousClock()
     ) async throws(CourierError) -> WebSocket {
-        let handshake = Handshake(subprotocols: options.subprotocols)
+        let handshake = Handshake(subprotocols: options.subprotocols, compression: options.compression)
         let request = handshake.prepare(request)
         try request.validate()
         guard exchange.transport is any UpgradesConnections else {
@@ -62,17 +62,18 @@ extension Executor {
             upgrade.connection?.close()
             throw await Self.refused(response, request: request)
         }
-        let subprotocol: String?
+        let accepted: (subprotocol: String?, compression: NegotiatedCompression?)
         do {
-            subprotocol = try handshake.check(response.headers)
+            accepted = try handshake.accept(response.headers)
         } catch {
             connection.close()
             response.body.cancel()
             throw CourierError(.webSocket(error), request: request, response: response.head)
         }
-        let engine = SocketEngine(connection: connection, options: options, clock: clock, request: request)
+        let engine = SocketEngine(
+            connection: connection, options: options, compression: accepted.compression, clock: clock, request: request)
         engine.start(reading: response.body)
-        return WebSocket(engine: engine, response: response.head, subprotocol: subprotocol)
+        return WebSocket(engine: engine, response: response.head, subprotocol: accepted.subprotocol)
     }
 
     /// The error of a handshake the server did not accept: its status, headers and the first

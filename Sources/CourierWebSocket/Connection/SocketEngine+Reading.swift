@@ -12,8 +12,8 @@ extension SocketEngine {
     /// peer's close answered; a frame that breaks the rules closes with its code and fails the
     /// socket.
     func read(_ inbound: ByteStream) async {
-        var parser = FrameParser(role: .client, maximumFrameSize: options.maximumMessageSize)
-        var assembler = MessageAssembler(maximumMessageSize: options.maximumMessageSize)
+        var parser = FrameParser(role: .client, maximumFrameSize: options.maximumMessageSize, allowsCompression: compression != nil)
+        var assembler = MessageAssembler(maximumMessageSize: options.maximumMessageSize, compression: compression)
         var iterator = inbound.makeAsyncIterator()
         while true {
             let chunk: Data?

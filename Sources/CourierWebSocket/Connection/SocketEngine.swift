@@ -37,6 +37,8 @@ final class SocketEngine: Sendable {
 
     let connection: any UpgradedConnection
     let options: WebSocketOptions
+    /// What the server accepted of the compression offered, if anything.
+    let compression: NegotiatedCompression?
     let clock: any Clock<Duration>
     /// The handshake's request, for errors (redacted when an error stores it).
     let request: Request
@@ -44,9 +46,13 @@ final class SocketEngine: Sendable {
     private let random = RandomSource.system
     let state = Locked(State())
 
-    init(connection: any UpgradedConnection, options: WebSocketOptions, clock: any Clock<Duration>, request: Request) {
+    init(
+        connection: any UpgradedConnection, options: WebSocketOptions, compression: NegotiatedCompression? = nil, clock: any Clock<Duration>,
+        request: Request
+    ) {
         self.connection = connection
         self.options = options
+        self.compression = compression
         self.clock = clock
         self.request = request
         self.buffer = MessageBuffer(capacity: options.bufferedMessages)
@@ -69,6 +75,22 @@ final class SocketEngine: Sendable {
     var isEnded: Bool { state.withLock { $0.outcome != nil } }
 
     // MARK: - Writing
+
+    /// `message` as one frame: compressed when the server accepted compression, the message is
+    /// at least ``WebSocketCompression/minimumSize`` and compressing makes it shorter.
+    func frame(for message: WebSocketMessage) -> WebSocketFrame {
+        let opcode: WebSocketOpcode
+        let payload: Data
+        switch message {
+        case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
+        case .binary(let data): (opcode, payload) = (.binary, data)
+        }
+        if let compression, let offered = options.compression, payload.count >= offered.minimumSize, !payload.isEmpty {
+            let compressed = Deflater.compress([UInt8](payload), windowBits: compression.clientMaxWindowBits)
+            if compressed.count < payload.count { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
+        }
+        return WebSocketFrame(opcode, payload: payload)
+    }
 
     /// Sends `frame` in its turn, when `allowed` says the state lets it go (checked as it queues).
     /// - Throws: ``CourierError``: the socket closed or failed, or the connection failed.

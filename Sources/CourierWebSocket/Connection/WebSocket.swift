@@ -33,6 +33,9 @@ public final class WebSocket: Sendable {
     /// The subprotocol the server chose among those offered (``WebSocketOptions/subprotocols``),
     /// or `nil`.
     public let subprotocol: String?
+    /// What the server accepted of the compression offered (``WebSocketOptions/compression``),
+    /// or `nil`: then no message is compressed either way.
+    public var compression: NegotiatedCompression? { engine.compression }
     /// The server's `101 Switching Protocols` answer (status and headers, no body).
     public let response: Response
     let engine: SocketEngine
@@ -59,11 +62,7 @@ public final class WebSocket: Sendable {
     /// - Throws: ``CourierError``: ``WebSocketFailure/Kind/closed`` once the socket is closing or
     ///   closed, the socket's failure once it failed.
     public func send(_ message: WebSocketMessage) async throws(CourierError) {
-        let frame: WebSocketFrame =
-            switch message {
-            case .text(let text): WebSocketFrame(.text, payload: Data(text.utf8))
-            case .binary(let data): WebSocketFrame(.binary, payload: data)
-            }
+        let frame = engine.frame(for: message)
         try await whileWaiting { () async throws(CourierError) in try await engine.write(frame) }
     }
 

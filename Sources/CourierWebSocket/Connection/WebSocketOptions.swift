@@ -25,6 +25,10 @@ public struct WebSocketOptions: Sendable {
         get { messageQueue }
         set { messageQueue = max(1, newValue) }
     }
+    /// permessage-deflate (RFC 7692) to offer, or `nil` (the default) for none; what the server
+    /// accepted is ``WebSocket/compression``. See ``WebSocketCompression`` (and its word on
+    /// secrets).
+    public var compression: WebSocketCompression?
     /// How often a keep-alive ping is sent while the socket is open, or `nil` (the default) for
     /// none. A zero or negative interval counts as `nil`.
     public var pingInterval: Duration? {

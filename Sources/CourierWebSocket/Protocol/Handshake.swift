@@ -15,20 +15,23 @@ package struct Handshake: Sendable {
     package let key: String
     /// The subprotocols offered.
     package let subprotocols: [String]
+    /// The compression offered, if any.
+    package let compression: WebSocketCompression?
 
-    package init(key: String, subprotocols: [String]) {
+    package init(key: String, subprotocols: [String], compression: WebSocketCompression? = nil) {
         self.key = key
         self.subprotocols = subprotocols
+        self.compression = compression
     }
 
     /// A handshake with a fresh random key.
-    init(subprotocols: [String], random: RandomSource = .system) {
+    init(subprotocols: [String], compression: WebSocketCompression? = nil, random: RandomSource = .system) {
         var bytes = [UInt8]()
         for _ in 0..<2 {
             let word = random.next()
             for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
         }
-        self.init(key: Data(bytes).base64EncodedString(), subprotocols: subprotocols)
+        self.init(key: Data(bytes).base64EncodedString(), subprotocols: subprotocols, compression: compression)
     }
 
     /// The `Sec-WebSocket-Accept` a server must answer `key` with.
@@ -64,15 +67,21 @@ package struct Handshake: Sendable {
         request.headers.set("Sec-WebSocket-Key", key)
         request.headers.set("Sec-WebSocket-Version", "13")
         if !subprotocols.isEmpty { request.headers.set("Sec-WebSocket-Protocol", subprotocols.joined(separator: ", ")) }
+        if let compression { request.headers.set("Sec-WebSocket-Extensions", PerMessageDeflate.offer(compression)) }
         for problem in problems { request.record(problem) }
         return request
     }
 
-    /// Checks the server's `101` (RFC 6455 §4.1): `Upgrade: websocket`, `Connection: Upgrade`,
-    /// the right `Sec-WebSocket-Accept`, a subprotocol only among those offered, no extension
-    /// (none is offered). Returns the chosen subprotocol.
-    /// - Throws: ``WebSocketFailure/Kind/handshakeFailed``, saying what was wrong.
+    /// ``accept(_:)``'s subprotocol.
     package func check(_ headers: HTTPHeaders) throws(WebSocketFailure) -> String? {
+        try accept(headers).subprotocol
+    }
+
+    /// Checks the server's `101` (RFC 6455 §4.1): `Upgrade: websocket`, `Connection: Upgrade`,
+    /// the right `Sec-WebSocket-Accept`, a subprotocol only among those offered, an extension
+    /// only as offered (RFC 7692 §7.1). Returns the chosen subprotocol and compression.
+    /// - Throws: ``WebSocketFailure/Kind/handshakeFailed``, saying what was wrong.
+    package func accept(_ headers: HTTPHeaders) throws(WebSocketFailure) -> (subprotocol: String?, compression: NegotiatedCompression?) {
         guard let upgrade = headers["Upgrade"], Self.tokens(upgrade).contains("websocket") else {
             throw Self.failed("the 101 does not say Upgrade: websocket")
         }
@@ -82,14 +91,14 @@ package struct Handshake: Sendable {
         guard let accept = headers["Sec-WebSocket-Accept"], HTTPSyntax.trimmed(accept) == Self.accept(for: key) else {
             throw Self.failed("the 101's Sec-WebSocket-Accept does not answer the key sent")
         }
-        if let extensions = headers["Sec-WebSocket-Extensions"], !HTTPSyntax.trimmed(extensions).isEmpty {
-            throw Self.failed("the server chose an extension, but none was offered")
+        let compression = try PerMessageDeflate.accept(headers["Sec-WebSocket-Extensions"], offered: self.compression)
+        guard let chosen = headers["Sec-WebSocket-Protocol"].map({ HTTPSyntax.trimmed($0) }), !chosen.isEmpty else {
+            return (nil, compression)
         }
-        guard let chosen = headers["Sec-WebSocket-Protocol"].map({ HTTPSyntax.trimmed($0) }), !chosen.isEmpty else { return nil }
         guard subprotocols.contains(chosen) else {
             throw Self.failed("the server chose a subprotocol that was not offered")
         }
-        return chosen
+        return (chosen, compression)
     }
 
     private static func tokens(_ value: String) -> [String] {

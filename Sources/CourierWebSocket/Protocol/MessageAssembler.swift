@@ -10,7 +10,9 @@ import CourierCore
 /// rules a receiver must: a continuation only after an unfinished message, no new message before
 /// it ends, text that is UTF-8 (checked as each fragment arrives, so a bad byte fails at once),
 /// at most ``maximumMessageSize`` bytes a message (counted before any are kept), and close frames
-/// with a code that may be sent and a UTF-8 reason.
+/// with a code that may be sent and a UTF-8 reason. A compressed message (RFC 7692: RSV1 on its
+/// first frame) is counted against the limit as it arrives and again as it inflates, and its text
+/// is checked once inflated.
 package struct MessageAssembler: Sendable {
     /// What a frame amounted to.
     package enum Event: Sendable, Equatable {
@@ -29,10 +31,17 @@ package struct MessageAssembler: Sendable {
     private var opcode: WebSocketOpcode?
     private var parts = Data()
     private var validation = UTF8Validation()
+    /// Whether the message being put together is compressed.
+    private var compressed = false
+    /// What the server accepted of compression, and the window of its earlier messages.
+    private let compression: NegotiatedCompression?
+    private var inflater = Inflater()
 
-    /// An assembler for messages of at most `maximumMessageSize` bytes.
-    package init(maximumMessageSize: Int) {
+    /// An assembler for messages of at most `maximumMessageSize` bytes, inflating compressed ones
+    /// when compression was negotiated.
+    package init(maximumMessageSize: Int, compression: NegotiatedCompression? = nil) {
         self.maximumMessageSize = max(0, maximumMessageSize)
+        self.compression = compression
     }
 
     /// Takes the next frame; returns what it completed, if anything.
@@ -47,24 +56,56 @@ package struct MessageAssembler: Sendable {
         case .text, .binary:
             guard opcode == nil else { throw Self.violation("a new \(frame.opcode) message began before the fragmented one ended") }
             opcode = frame.opcode
+            // The parser lets RSV1 through only on a first frame, and only when negotiated.
+            compressed = frame.isCompressed
         }
         guard parts.count + frame.payload.count <= maximumMessageSize else {
             throw WebSocketFailure(
                 .messageTooLarge, message: "a message grew past the limit of \(maximumMessageSize) bytes", closeCode: .messageTooBig)
         }
-        if opcode == .text, !validation.take(frame.payload) { throw Self.notUTF8("a text message") }
+        if opcode == .text, !compressed, !validation.take(frame.payload) { throw Self.notUTF8("a text message") }
         guard frame.isFinal else {
             parts.append(frame.payload)
             return nil
         }
         let kind = opcode
-        let data = parts.isEmpty ? frame.payload : parts + frame.payload
+        var data = parts.isEmpty ? frame.payload : parts + frame.payload
         opcode = nil
         parts = Data()
         defer { validation = UTF8Validation() }
+        if compressed {
+            compressed = false
+            data = try inflate(data)
+            if kind == .text, !validation.take(data) { throw Self.notUTF8("a text message") }
+        }
         guard kind == .text else { return .message(.binary(data)) }
         guard validation.isComplete else { throw Self.notUTF8("a text message") }
         return .message(.text(String(decoding: data, as: UTF8.self)))
+    }
+
+    /// A compressed message's payload inflated (RFC 7692 §7.2.2), at most the message limit.
+    private mutating func inflate(_ payload: Data) throws(WebSocketFailure) -> Data {
+        var input = [UInt8](payload)
+        input.append(contentsOf: [0x00, 0x00, 0xFF, 0xFF])
+        do {
+            let keepsWindow = compression?.serverNoContextTakeover == false
+            return Data(try inflater.inflate(input, limit: maximumMessageSize, keepsWindow: keepsWindow))
+        } catch {
+            switch error {
+            case .tooLarge:
+                throw WebSocketFailure(
+                    .messageTooLarge, message: "a compressed message inflates past the limit of \(maximumMessageSize) bytes",
+                    closeCode: .messageTooBig)
+            case .truncated:
+                throw Self.corrupt("it ends inside a DEFLATE block")
+            case .corrupt(let reason):
+                throw Self.corrupt(reason)
+            }
+        }
+    }
+
+    private static func corrupt(_ reason: String) -> WebSocketFailure {
+        WebSocketFailure(.protocolError, message: "a compressed message does not inflate: \(reason)", closeCode: .invalidPayload)
     }
 
     /// Reads a close frame's payload: empty, or a code that may be sent and a UTF-8 reason.

@@ -321,7 +321,7 @@ private struct Canned: Transport {
 
 /// Polls `value` between yields until it is non-nil: waits for progress another task makes
 /// (bounded by the work it needs, not by a guess at the time).
-private func waitFor<Value>(_ value: () -> Value?) async throws -> Value {
+func waitFor<Value>(_ value: () -> Value?) async throws -> Value {
     while true {
         if let value = value() { return value }
         try Task.checkCancellation()

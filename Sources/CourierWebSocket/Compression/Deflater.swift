@@ -1,0 +1,155 @@
+/// Raw DEFLATE encoding (RFC 1951) of one message for permessage-deflate (RFC 7692 §7.2.1), in
+/// Swift so the library needs no zlib: LZ77 matches found through hash chains, written with the
+/// fixed Huffman codes in one block, ended by a sync flush whose `00 00 FF FF` is left off (the
+/// receiver puts it back).
+///
+/// Each message is compressed on its own (no context taken over from earlier ones, which is what
+/// the client offers with `client_no_context_takeover`), and no match reaches further back than
+/// the window the server allowed (`client_max_window_bits`).
+package enum Deflater {
+    /// The longest hash chain followed for a match: more finds longer matches, at more CPU.
+    static let chainLimit = 24
+
+    /// `input` compressed, with back-references at most `1 << windowBits` bytes long
+    /// (`windowBits` between 8 and 15).
+    package static func compress(_ input: [UInt8], windowBits: Int = 15) -> [UInt8] {
+        let window = 1 << min(15, max(8, windowBits))
+        var writer = BitWriter(capacity: input.count / 2 + 16)
+        writer.write(0b010, bits: 3)  // not final; fixed codes
+        let count = input.count
+        let hashBits = min(15, max(8, Int.bitWidth - count.leadingZeroBitCount))
+        var head = [Int32](repeating: -1, count: 1 << hashBits)
+        var previous = [Int32](repeating: -1, count: window)
+        let hashShift = UInt32(32 - hashBits)
+        func hash(_ at: Int) -> Int {
+            let word = UInt32(input[at]) | UInt32(input[at + 1]) << 8 | UInt32(input[at + 2]) << 16
+            return Int((word &* 0x9E37_79B1) >> hashShift)
+        }
+        func insert(_ at: Int) {
+            let slot = hash(at)
+            previous[at & (window - 1)] = head[slot]
+            head[slot] = Int32(at)
+        }
+        var position = 0
+        while position < count {
+            var bestLength = 0
+            var bestDistance = 0
+            if count - position >= 3 {
+                let limit = min(258, count - position)
+                var candidate = Int(head[hash(position)])
+                var chain = chainLimit
+                while candidate >= 0, position - candidate <= window, chain > 0 {
+                    if input[candidate + bestLength] == input[position + bestLength] {
+                        var length = 0
+                        while length < limit, input[candidate + length] == input[position + length] { length += 1 }
+                        if length > bestLength {
+                            bestLength = length
+                            bestDistance = position - candidate
+                            if length == limit { break }
+                        }
+                    }
+                    let next = Int(previous[candidate & (window - 1)])
+                    // A slot of the ring overwritten by a newer position ends the chain.
+                    guard next < candidate else { break }
+                    candidate = next
+                    chain -= 1
+                }
+                insert(position)
+            }
+            if bestLength >= 3 {
+                writer.writeMatch(length: bestLength, distance: bestDistance)
+                let end = position + bestLength
+                position += 1
+                while position < end {
+                    if count - position >= 3 { insert(position) }
+                    position += 1
+                }
+            } else {
+                writer.writeLiteral(Int(input[position]))
+                position += 1
+            }
+        }
+        writer.writeLiteral(256)
+        // The sync flush: an empty stored block, whose header and padding stay and whose
+        // `00 00 FF FF` goes (RFC 7692 §7.2.1).
+        writer.write(0, bits: 3)
+        writer.alignToByte()
+        return writer.bytes
+    }
+}
+
+/// Bits into bytes, least significant first (RFC 1951 §3.1.1), with the fixed codes.
+private struct BitWriter {
+    var bytes: [UInt8] = []
+    private var buffer: UInt64 = 0
+    private var count = 0
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func write(_ value: Int, bits: Int) {
+        buffer |= UInt64(truncatingIfNeeded: value) << UInt64(count)
+        count += bits
+        while count >= 8 {
+            bytes.append(UInt8(truncatingIfNeeded: buffer))
+            buffer >>= 8
+            count -= 8
+        }
+    }
+
+    mutating func alignToByte() {
+        if count > 0 { write(0, bits: 8 - count) }
+    }
+
+    /// A literal byte or the end of the block (256), or a length symbol (257…285).
+    mutating func writeLiteral(_ symbol: Int) {
+        let (code, length) = FixedCodes.literal[symbol]
+        write(Int(code), bits: Int(length))
+    }
+
+    mutating func writeMatch(length: Int, distance: Int) {
+        let lengthCode = FixedCodes.lengthCode[length]
+        writeLiteral(257 + Int(lengthCode))
+        let lengthExtra = FixedCodes.lengthExtra[Int(lengthCode)]
+        if lengthExtra > 0 { write(length - FixedCodes.lengthBase[Int(lengthCode)], bits: lengthExtra) }
+        var distanceCode = 0
+        while distanceCode < 29, FixedCodes.distanceBase[distanceCode + 1] <= distance { distanceCode += 1 }
+        write(Int(FixedCodes.distance[distanceCode]), bits: 5)
+        let distanceExtra = FixedCodes.distanceExtra[distanceCode]
+        if distanceExtra > 0 { write(distance - FixedCodes.distanceBase[distanceCode], bits: distanceExtra) }
+    }
+}
+
+/// The fixed Huffman codes of RFC 1951 §3.2.6, bit-reversed for writing.
+private enum FixedCodes {
+    static func reversed(_ code: Int, _ length: Int) -> UInt16 {
+        var result = 0
+        for bit in 0..<length where code & (1 << bit) != 0 { result |= 1 << (length - 1 - bit) }
+        return UInt16(result)
+    }
+
+    /// For each literal/length symbol 0…287: the code, reversed, and its length.
+    static let literal: [(UInt16, UInt8)] = (0..<288).map { symbol in
+        switch symbol {
+        case 0..<144: (reversed(0x30 + symbol, 8), 8)
+        case 144..<256: (reversed(0x190 + symbol - 144, 9), 9)
+        case 256..<280: (reversed(symbol - 256, 7), 7)
+        default: (reversed(0xC0 + symbol - 280, 8), 8)
+        }
+    }
+    /// The 5-bit distance codes, reversed.
+    static let distance: [UInt16] = (0..<30).map { reversed($0, 5) }
+
+    static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
+    static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+    static let distanceBase = [
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193,
+        12289, 16385, 24577,
+    ]
+    static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+    /// For each match length 0…258: its length code (0…28); lengths under 3 are never written.
+    static let lengthCode: [UInt8] = (0...258).map { length in
+        var code = 0
+        while code < 28, lengthBase[code + 1] <= length { code += 1 }
+        return UInt8(code)
+    }
+}

@@ -1,0 +1,70 @@
+/// Compression of a WebSocket's messages with permessage-deflate (RFC 7692), offered in the
+/// opening handshake when ``WebSocketOptions/compression`` is set.
+///
+/// When the server accepts, messages it compressed are inflated (in Swift: the library needs no
+/// zlib), never past ``WebSocketOptions/maximumMessageSize`` — a small message that would inflate
+/// to gigabytes fails the socket with ``WebSocketFailure/Kind/messageTooLarge`` and close code
+/// 1009 once it reaches the limit. Messages this end sends are compressed when they are at least
+/// ``minimumSize`` bytes and compression makes them shorter; each on its own (no context is taken
+/// over between them, so the server keeps none for this end), within the window the server
+/// allows. A server that declines leaves every message uncompressed.
+///
+/// ```swift
+/// var options = WebSocketOptions()
+/// options.compression = .permessageDeflate
+/// let socket = try await executor.webSocket(.get |> url("wss://feed.example/ticks"), options: options)
+/// socket.compression   // what the server accepted, or nil
+/// ```
+///
+/// Compression and secrets do not mix: a message that holds a secret and text an attacker
+/// chooses can leak the secret through its compressed length (the CRIME and BREACH attacks).
+/// Leave compression off for such sockets, or send those messages below ``minimumSize``.
+public struct WebSocketCompression: Sendable, Hashable {
+    /// Messages this end sends are compressed from this many bytes on (when that makes them
+    /// shorter); shorter ones go as they are. 1,024 bytes by default; `Int.max` never compresses
+    /// what this end sends (the server's messages are still inflated). Negative values count as 0.
+    public var minimumSize: Int {
+        get { threshold }
+        set { threshold = max(0, newValue) }
+    }
+    /// Whether to ask the server to compress each message on its own
+    /// (`server_no_context_takeover`): the socket then keeps no 32 KiB window of earlier messages,
+    /// at some cost in how well the server compresses. `false` by default; a server may choose
+    /// it even when not asked.
+    public var serverNoContextTakeover: Bool
+
+    private var threshold: Int
+
+    /// Compression with these settings.
+    /// - Parameters:
+    ///   - minimumSize: The smallest message this end compresses.
+    ///   - serverNoContextTakeover: Whether to ask the server to compress each message on its own.
+    public init(minimumSize: Int = 1024, serverNoContextTakeover: Bool = false) {
+        self.threshold = max(0, minimumSize)
+        self.serverNoContextTakeover = serverNoContextTakeover
+    }
+
+    /// permessage-deflate with the defaults above.
+    public static var permessageDeflate: WebSocketCompression { WebSocketCompression() }
+}
+
+/// What the server accepted of the permessage-deflate offer (RFC 7692 §7.1).
+public struct NegotiatedCompression: Sendable, Hashable, CustomStringConvertible {
+    /// Whether the server compresses each message on its own (so no window is kept between them).
+    public var serverNoContextTakeover: Bool
+    /// The server's LZ77 window, as a power of two (8…15).
+    public var serverMaxWindowBits: Int
+    /// The window this end's back-references stay within, as a power of two (8…15).
+    public var clientMaxWindowBits: Int
+
+    /// The parameters in effect, written as a `Sec-WebSocket-Extensions` element (this end
+    /// always takes no context over between its messages).
+    public var description: String {
+        var text = "permessage-deflate"
+        if serverNoContextTakeover { text += "; server_no_context_takeover" }
+        text += "; client_no_context_takeover"
+        if serverMaxWindowBits != 15 { text += "; server_max_window_bits=\(serverMaxWindowBits)" }
+        if clientMaxWindowBits != 15 { text += "; client_max_window_bits=\(clientMaxWindowBits)" }
+        return text
+    }
+}

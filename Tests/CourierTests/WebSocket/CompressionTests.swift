@@ -1,0 +1,268 @@
+import Courier
+import Foundation
+import Testing
+
+@testable import CourierWebSocket
+
+/// permessage-deflate (RFC 7692): the inflater against zlib's output, the deflater through the
+/// inflater, the negotiation's rules, and a socket that compresses both ways in memory.
+@Suite("WebSocket compression (permessage-deflate)", .timeLimit(.minutes(2)))
+struct CompressionTests {
+    static func bytes(_ hex: String) -> [UInt8] {
+        var result: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            result.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return result
+    }
+
+    /// A message's payload inflated as the socket does: with `00 00 FF FF` put back.
+    static func inflate(_ inflater: inout Inflater, _ payload: [UInt8], limit: Int = 1 << 24, keepsWindow: Bool = true)
+        throws(Inflater.Failure) -> [UInt8]
+    {
+        try inflater.inflate(payload + [0, 0, 0xFF, 0xFF], limit: limit, keepsWindow: keepsWindow)
+    }
+
+    /// 12,730 bytes of JSON lines; zlib (level 6, window 15) compressed them to the dynamic
+    /// block below, with a sync flush and its tail left off.
+    static let jsonLines = Array(
+        (0..<200).map { line in #"{"id":\#(line),"name":"user \#(line * 7)","active":true,"tags":["a","b","c"]}"# + "\n" }.joined().utf8)
+    static let jsonLinesByZlib = bytes("94da3d6e14411040e19c53a0891d74f57ffb2a88c0180b1140003609e2ee94c8f66dc20b488caa254b9f77a7facdefebebe7ebb13c5cdf9fbebd5c8fd7dbcf971fefcbf5703d3dbf7efd953f79fdf1f6f270bd3e7df9793d7eb89ef27f3ee5bfe7ebe39f77bfffcdc6edec32b3f57636ba196eb7c335cc70c7f036c3e376b80d333c6f877b35c30bc3c70cefdbe131cdf0b91d9e4d1901b0e5849198321640b615b280b2a39405981dc52ce02c8a82169016a1a8c5e2b8c216d01655710b788ba6c0d5c24f1625ae06c7ddc71a3fd7863257612ea642573bc795ba4a754ba9ab54b795ba4a755ba9ab547794ba0a75b52875adf02b49a96bc171a5ae415dadeeeb94dfa74da96bfc466d4a5d83bada95ba06757528756d715ca96b5057a752d7a86e29759deab652d7a96e2b759dea8e52d7a1ae15f718d739aed4753ec98552d7a1ae55a5ae2f8e2b751dea5a53ea3ad4b5aed40da86b43a91bc171a56e405d9b4adda0baa5d40daa5b6e7da0baadd40daa3b4adda0baa3d40da8eb45a91b50d743a99b50d7ab523783e34add84bade94ba0975bd2b75b3735ca99b50d7875b5bb9b74ea56e72739d4adda4baa5d44daadb4adda2baa3d42daa3b4add82ba5194ba05752394bad539aed42da81b55a95b50379abb2e591c57ea166f4cba52b7a06e0ca56e43dd984add0e8e2b759bea9652b7a96e2b759beab652b7a9ee28751bea6651eaf6e2b8bba683ba194adde64d5d55ea0ed4cda6d49de0b85277a06e76a5ee40dd1c4adde91c57ea0ed4cda9d41daa5b4adda1baa5d41daadbee7a98ea8ebc20bebb217657c48577c4c55d1217c05bae454481bce5724494ce7977555c606fb9281105f896eb125116e7dd6d7101bfe5ea4414f85b3250dc150a9b28ee1a85f3c74ab164a660a7583254b0542c992ad82ab66c158c155bc60ad68a2d6b0573c596b982bd62bb5e110c16db058b60b1d8ae580493c576c922d82cb66b16c168b15db408568bedaa45305b6c972d82dd62bb6e110c17db858b60b938ae5c04d3c571e922d82e8e6b17c178715cbc08d68be3ea45305f1c972f82fde2b87e110c18c7058c60c138ae600413c6710923d8308e6b18c188715cc408568ce32a4630631c9731821d231f68e59b02acb6c5a58c60cbc84762479035239f899d41f68c3cc02164d1c8a76aa7904d231fab1d43568d7cae760ed935f200079165239fcc9d44b68d7c3477125937f200f9daca9d4417388285239fee9d44368e3cc04964e5c8fdc04964e7c805c14964e9c80dc14964ebc8039c44d68efc0d9c44f68e5c329c44168f3cc04964f3c83545be4275f70e95cb1ec1ee910738892c1fb9e938896c1fb9ea3889ac1fb9eb3889ec1f798093c802927f0a4e221b48ae4b4e222b481ee024b283e4c2e524b284e4c6255fe7a3c4ea6248b086e4cee624b287e4d2e624b288e4d6e624b289e4014e22ab487ea63a89ec22b9f839892c23798093c83692aba393c83a92bba393c83e9207c8574b29b1b944126c24b97e3a89ac24b97f3a89ec24798093c852925fce4e225b49aeb04e226b491ee024b297e412ec24b298e416ec24b299e4014e22ab49eed1f235e73b89ff1b4efe02")
+
+    @Test("zlib's output inflates: RFC 7692's examples (fixed, stored, final block, context taken over) and dynamic blocks")
+    func zlibVectors() throws {
+        var inflater = Inflater()
+        // RFC 7692 §7.2.3.1 and §7.2.3.2: "Hello", then again with the window of the first.
+        #expect(try Self.inflate(&inflater, Self.bytes("f248cdc9c90700")) == Array("Hello".utf8))
+        #expect(try Self.inflate(&inflater, Self.bytes("f200110000")) == Array("Hello".utf8))
+        // Without the window the second refers to bytes that are not there.
+        var fresh = Inflater()
+        #expect(throws: Inflater.Failure.self) { try Self.inflate(&fresh, Self.bytes("f200110000")) }
+        // §7.2.3.3 (a stored block) and §7.2.3.4 (a block marked final).
+        #expect(try Self.inflate(&fresh, Self.bytes("000500faff48656c6c6f00")) == Array("Hello".utf8))
+        #expect(try Self.inflate(&fresh, Self.bytes("f348cdc9c9070000")) == Array("Hello".utf8))
+        // Dynamic codes: Huffman only, and matches.
+        #expect(
+            try Self.inflate(&fresh, Self.bytes("04c1310100000803a02a56639a60fd0f416a9dd448ad937a00"))
+                == Array("abracadabra abracadabra".utf8))
+        #expect(try Self.inflate(&fresh, Self.jsonLinesByZlib) == Self.jsonLines)
+    }
+
+    @Test("what the deflater writes inflates to itself, within the window it was given", arguments: [8, 9, 12, 15])
+    func roundTrip(windowBits: Int) throws {
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<5_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let repetitive = Array(String(repeating: "the quick brown fox, ", count: 2_000).utf8)
+        let runs = [UInt8](repeating: 7, count: 100_000)
+        let inputs: [[UInt8]] = [[], [1], [1, 2, 3], random, repetitive, runs, Self.jsonLines, random + repetitive + random]
+        for input in inputs {
+            let compressed = Deflater.compress(input, windowBits: windowBits)
+            // A window smaller than what the inflater keeps must still be held: inflate with a
+            // fresh inflater whose history is exactly this message.
+            var inflater = Inflater()
+            #expect(try Self.inflate(&inflater, compressed, keepsWindow: false) == input)
+            #expect(Self.farthestReference(compressed) <= 1 << windowBits)
+        }
+        #expect(Deflater.compress(Self.jsonLines).count < Self.jsonLines.count / 5)
+        #expect(Deflater.compress(runs).count < 1_000)
+    }
+
+    /// The longest distance in a fixed-code block the deflater wrote.
+    static func farthestReference(_ bytes: [UInt8]) -> Int {
+        var reader = (bytes: bytes, position: 0)
+        func bit() -> Int {
+            defer { reader.position += 1 }
+            guard reader.position / 8 < reader.bytes.count else { return 0 }
+            return Int(reader.bytes[reader.position / 8] >> UInt8(reader.position % 8)) & 1
+        }
+        func bits(_ count: Int) -> Int { (0..<count).reduce(0) { value, shift in value | bit() << shift } }
+        func code(_ count: Int) -> Int { (0..<count).reduce(0) { value, _ in value << 1 | bit() } }
+        let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+        let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+        let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+        guard bits(3) == 0b010 else { return Int.max }
+        var farthest = 0
+        while true {
+            // Fixed codes: 7 bits first (256…279), then 8, then 9.
+            var symbol = code(7)
+            if symbol <= 0x17 {
+                symbol += 256
+            } else {
+                symbol = symbol << 1 | bit()
+                if symbol >= 0x30, symbol <= 0xBF {
+                    symbol -= 0x30
+                } else if symbol >= 0xC0, symbol <= 0xC7 {
+                    symbol = symbol - 0xC0 + 280
+                } else {
+                    symbol = (symbol << 1 | bit()) - 0x190 + 144
+                }
+            }
+            if symbol < 256 { continue }
+            if symbol == 256 { return farthest }
+            _ = bits(lengthExtra[symbol - 257])
+            let distanceCode = code(5)
+            farthest = max(farthest, distanceBase[distanceCode] + bits(distanceExtra[distanceCode]))
+        }
+    }
+
+    @Test("corrupt input is a typed failure, never a crash", arguments: [
+        ("07", "a block of type 3"),
+        ("000500fbff48656c6c6f", "a stored length that does not match its complement"),
+        ("0300", "a fixed block of nothing but its end, marked final and then more"),
+        ("f200110000", "a distance before the window's start"),
+        ("f248cdc9c9", "input that ends inside a block"),
+        ("05e0", "a dynamic block whose code-length code is over-subscribed"),
+    ])
+    func corrupt(hex: String, what: String) {
+        var inflater = Inflater()
+        let outcome = Result { () throws(Inflater.Failure) in try inflater.inflate(Self.bytes(hex), limit: 1 << 20, keepsWindow: true) }
+        if hex == "0300" {
+            // A final, empty fixed block: nothing, and what follows is ignored.
+            #expect((try? outcome.get()) == [])
+        } else {
+            #expect(throws: Inflater.Failure.self, "\(what)") { try outcome.get() }
+        }
+    }
+
+    @Test("a bomb stops at the limit: 10 MiB of zeros from a few KiB fail at 1 MiB, nothing past it written")
+    func bomb() throws {
+        let zeros = Deflater.compress([UInt8](repeating: 0, count: 10 << 20))
+        #expect(zeros.count < 100_000)
+        var inflater = Inflater()
+        #expect(throws: Inflater.Failure.tooLarge) { try Self.inflate(&inflater, zeros, limit: 1 << 20) }
+        #expect(try Self.inflate(&inflater, zeros, limit: 10 << 20).count == 10 << 20)
+    }
+
+    @Test("the negotiation: what the server may answer to the offer, and what fails the handshake")
+    func negotiation() throws {
+        let offered = WebSocketCompression.permessageDeflate
+        #expect(PerMessageDeflate.offer(offered) == "permessage-deflate; client_no_context_takeover; client_max_window_bits")
+        #expect(PerMessageDeflate.offer(WebSocketCompression(serverNoContextTakeover: true)).hasSuffix("; server_no_context_takeover"))
+        #expect(try PerMessageDeflate.accept(nil, offered: offered) == nil)
+        let plain = try #require(try PerMessageDeflate.accept("permessage-deflate", offered: offered))
+        #expect(plain == NegotiatedCompression(serverNoContextTakeover: false, serverMaxWindowBits: 15, clientMaxWindowBits: 15))
+        let full = try #require(
+            try PerMessageDeflate.accept(
+                #"Permessage-Deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=10; client_max_window_bits="9""#,
+                offered: offered))
+        #expect(full == NegotiatedCompression(serverNoContextTakeover: true, serverMaxWindowBits: 10, clientMaxWindowBits: 9))
+        #expect(full.description.contains("server_max_window_bits=10"))
+        for answer in [
+            "x-webkit-deflate-frame", "permessage-deflate, permessage-deflate", "permessage-deflate; server_max_window_bits",
+            "permessage-deflate; server_max_window_bits=7", "permessage-deflate; client_max_window_bits=16",
+            "permessage-deflate; client_max_window_bits=010", "permessage-deflate; server_no_context_takeover=1",
+            "permessage-deflate; server_no_context_takeover; server_no_context_takeover", "permessage-deflate; level=9",
+            "permessage-deflate; client_max_window_bits",
+        ] {
+            #expect(throws: WebSocketFailure.self, "\(answer)") { try PerMessageDeflate.accept(answer, offered: offered) }
+        }
+        // Nothing offered: any extension fails the handshake.
+        #expect(throws: WebSocketFailure.self) { try PerMessageDeflate.accept("permessage-deflate", offered: nil) }
+    }
+
+    static let chat = Request.get |> url("wss://chat.test/live")
+
+    static func server(compression: Bool = true, _ script: @escaping @Sendable (WebSocketPeer) async throws -> Void) -> InMemoryExecutor {
+        InMemoryExecutor(routes: [.init(.get, "/live", .webSocket(compression: compression, script))])
+    }
+
+    @Test("compressed both ways in memory: large messages go compressed, small and incompressible ones as they are")
+    func socket() async throws {
+        let frames = Locked<[WebSocketPeer.Frame]>([])
+        let executor = Self.server { peer in
+            for _ in 0..<3 {
+                guard let frame = try await peer.receiveFrame() else { return }
+                frames.withLock { $0.append(frame) }
+            }
+            try await peer.send(.text(String(repeating: "tick ", count: 1_000)), compressed: true)
+            try await peer.send(.binary(Data([1, 2, 3])), compressed: true)
+            try await peer.close()
+            _ = try await peer.receiveFrame()
+        }
+        var options = WebSocketOptions()
+        options.compression = .permessageDeflate
+        let socket = try await executor.webSocket(Self.chat, options: options)
+        #expect(socket.compression?.serverNoContextTakeover == false)
+        #expect(executor.requests.first?.headers["Sec-WebSocket-Extensions"]?.hasPrefix("permessage-deflate") == true)
+        let large = String(repeating: "a compressible line\n", count: 200)
+        var generator = SystemRandomNumberGenerator()
+        let noise = Data((0..<4_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try await socket.send(.text(large))
+        try await socket.send(.text("small"))
+        try await socket.send(.binary(noise))
+        var messages = socket.messages.makeAsyncIterator()
+        #expect(try await messages.next() == .text(String(repeating: "tick ", count: 1_000)))
+        #expect(try await messages.next() == .binary(Data([1, 2, 3])))
+        #expect(try await messages.next() == nil)
+        let seen = frames.withLock { $0 }
+        #expect(seen.map(\.isCompressed) == [true, false, false])
+        var inflater = Inflater()
+        #expect(try Self.inflate(&inflater, [UInt8](seen[0].payload)) == Array(large.utf8))
+        #expect(seen[0].payload.count < large.utf8.count / 10)
+    }
+
+    @Test("a server that declines, or no offer: nothing is compressed, RSV1 stays a protocol error")
+    func declined() async throws {
+        let frames = Locked<[WebSocketPeer.Frame]>([])
+        let executor = Self.server(compression: false) { peer in
+            if let frame = try await peer.receiveFrame() { frames.withLock { $0.append(frame) } }
+            try await peer.send(frame: 0x1, payload: Data("x".utf8), reservedBits: 0b100)
+            _ = try await peer.receiveFrame()
+        }
+        var options = WebSocketOptions()
+        options.compression = .permessageDeflate
+        let socket = try await executor.webSocket(Self.chat, options: options)
+        #expect(socket.compression == nil)
+        try await socket.send(.text(String(repeating: "x", count: 5_000)))
+        let error = await #expect(throws: CourierError.self) { for try await _ in socket.messages {} }
+        #expect(error.flatMap(WebSocketTests.failure)?.closeCode == .protocolError)
+        #expect(frames.withLock { $0.map(\.isCompressed) } == [false])
+    }
+
+    @Test("a compressed message that inflates past the limit, does not inflate, or is not UTF-8: the right code", arguments: [
+        ("bomb", WebSocketFailure.Kind.messageTooLarge, WebSocketCloseCode.messageTooBig),
+        ("corrupt", .protocolError, .invalidPayload),
+        ("not UTF-8", .invalidUTF8, .invalidPayload),
+    ])
+    func hostile(name: String, kind: WebSocketFailure.Kind, code: WebSocketCloseCode) async throws {
+        let reply = Locked<WebSocketPeer.Frame?>(nil)
+        let executor = Self.server { peer in
+            switch name {
+            case "bomb":
+                // 8 MiB of zeros in some 50 KiB, in frames of 4 KiB: the first is RSV1.
+                let payload = Data(Deflater.compress([UInt8](repeating: 0, count: 8 << 20)))
+                var offset = 0
+                while offset < payload.count {
+                    let end = min(payload.count, offset + 4_096)
+                    try await peer.send(
+                        frame: offset == 0 ? 0x2 : 0x0, payload: payload[offset..<end], isFinal: end == payload.count,
+                        reservedBits: offset == 0 ? 0b100 : 0)
+                    offset = end
+                }
+            case "corrupt": try await peer.send(frame: 0x2, payload: Data([0x07]), reservedBits: 0b100)
+            default: try await peer.send(frame: 0x1, payload: Data(Deflater.compress([0x41, 0xC0, 0xAF, 0x41])), reservedBits: 0b100)
+            }
+            let frame = try await peer.receiveFrame()
+            reply.withLock { $0 = frame }
+        }
+        var options = WebSocketOptions()
+        options.compression = .permessageDeflate
+        options.maximumMessageSize = 1 << 20
+        let socket = try await executor.webSocket(Self.chat, options: options)
+        let error = await #expect(throws: CourierError.self) { for try await _ in socket.messages {} }
+        let failure = try #require(error.flatMap(WebSocketTests.failure))
+        #expect(failure.kind == kind)
+        #expect(failure.closeCode == code)
+        let sent = try await waitFor { reply.withLock { $0 } }
+        #expect(sent.closeCode == code)
+    }
+
+    @Test("options: a negative minimum size counts as zero; compression is off unless asked for")
+    func options() {
+        #expect(WebSocketCompression(minimumSize: -1).minimumSize == 0)
+        #expect(WebSocketOptions().compression == nil)
+    }
+}
