@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""WebSocket peers for the integration tests, on two ports of 127.0.0.1.
+"""WebSocket peers for the integration tests, on three ports of 127.0.0.1.
 
-    scripts/websocket_server.py PORT RAW_PORT
+    scripts/websocket_server.py PORT RAW_PORT DEFLATE_PORT
 
 PORT: Python's `websockets` (PyPI), a real RFC 6455 server:
   /echo                  echoes every message, text or binary; answers a close
@@ -10,6 +10,10 @@ PORT: Python's `websockets` (PyPI), a real RFC 6455 server:
   /chat                  chooses the subprotocol chat.v2 when offered, then echoes
   /headers               sends the handshake's request headers back as one JSON text message
   /refuse                answers the handshake 403 with a text body
+
+DEFLATE_PORT: the same paths, with permessage-deflate (RFC 7692) as `websockets` offers it by
+default: zlib, server and client windows of 12 bits, the server's context taken over between
+messages unless the client asks otherwise, every message compressed.
 
 RAW_PORT: a server that completes the handshake by hand and then writes the frame named by the
 path, however wrong (the rules a client must hold, RFC 6455 §5), then reads what the client
@@ -152,12 +156,14 @@ async def raw_client(reader, writer):
 
 
 async def main():
-    port, raw_port = int(sys.argv[1]), int(sys.argv[2])
+    port, raw_port, deflate_port = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     async with serve(handler, "127.0.0.1", port, process_request=process_request, select_subprotocol=select_subprotocol,
                      max_size=None, compression=None):
-        raw = await asyncio.start_server(raw_client, "127.0.0.1", raw_port)
-        async with raw:
-            await asyncio.Future()
+        async with serve(handler, "127.0.0.1", deflate_port, process_request=process_request,
+                         select_subprotocol=select_subprotocol, max_size=None, compression="deflate"):
+            raw = await asyncio.start_server(raw_client, "127.0.0.1", raw_port)
+            async with raw:
+                await asyncio.Future()
 
 
 if __name__ == "__main__":

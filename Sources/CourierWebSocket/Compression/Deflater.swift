@@ -19,7 +19,10 @@ package enum Deflater {
         let count = input.count
         let hashBits = min(15, max(8, Int.bitWidth - count.leadingZeroBitCount))
         var head = [Int32](repeating: -1, count: 1 << hashBits)
-        var previous = [Int32](repeating: -1, count: window)
+        // The chains, a ring of the window's size, or of the input's when that is smaller (no
+        // two positions then share a slot).
+        let ring = count <= 8 ? 8 : min(window, 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount))
+        var previous = [Int32](repeating: -1, count: ring)
         let hashShift = UInt32(32 - hashBits)
         func hash(_ at: Int) -> Int {
             let word = UInt32(input[at]) | UInt32(input[at + 1]) << 8 | UInt32(input[at + 2]) << 16
@@ -27,7 +30,7 @@ package enum Deflater {
         }
         func insert(_ at: Int) {
             let slot = hash(at)
-            previous[at & (window - 1)] = head[slot]
+            previous[at & (ring - 1)] = head[slot]
             head[slot] = Int32(at)
         }
         var position = 0
@@ -48,7 +51,7 @@ package enum Deflater {
                             if length == limit { break }
                         }
                     }
-                    let next = Int(previous[candidate & (window - 1)])
+                    let next = Int(previous[candidate & (ring - 1)])
                     // A slot of the ring overwritten by a newer position ends the chain.
                     guard next < candidate else { break }
                     candidate = next

@@ -118,6 +118,7 @@ private struct Decoder {
         }
         // A code longer than the table, or one near the input's end: walk the canonical code
         // a bit at a time (RFC 1951 §3.2.2: codes of one length are consecutive).
+        refill()
         var value = 0, first = 0, index = 0
         for length in stride(from: 1, through: code.longest, by: 1) {
             guard length <= count else { throw .truncated }

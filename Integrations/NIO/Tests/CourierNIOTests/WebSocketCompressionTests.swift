@@ -1,0 +1,70 @@
+import Courier
+import CourierNIO
+import Foundation
+import Testing
+
+/// permessage-deflate (RFC 7692) over CourierNIO against Python's `websockets` with zlib
+/// (`COURIER_WEBSOCKET_DEFLATE_URL`, which `scripts/test` starts): its defaults are windows of 12
+/// bits both ways and the server's context taken over between messages, so this holds Courier's
+/// inflater to zlib's output and zlib to what Courier's deflater writes within a window of 4 KiB.
+@Suite("NIOExecutor: WebSocket compression", .serialized, .timeLimit(.minutes(2)))
+struct WebSocketCompressionTests {
+    let executor = makeExecutor()
+
+    static func options(serverNoContextTakeover: Bool = false, limit: Int = 16 << 20) -> WebSocketOptions {
+        var options = WebSocketOptions(maximumMessageSize: limit)
+        options.compression = WebSocketCompression(minimumSize: 64, serverNoContextTakeover: serverNoContextTakeover)
+        return options
+    }
+
+    static func open(_ executor: NIOExecutor, _ path: String, _ options: WebSocketOptions) async throws -> WebSocket {
+        try await executor.webSocket(
+            .get |> url(try WebSocketTests.address("COURIER_WEBSOCKET_DEFLATE_URL") + path) |> timeout(10), options: options)
+    }
+
+    @Test("an echo compressed both ways: large and small, text and binary, compressible or not; the windows as the server set them")
+    func echo() async throws {
+        let socket = try await Self.open(executor, "/echo", Self.options())
+        let negotiated = try #require(socket.compression)
+        #expect(negotiated.clientMaxWindowBits == 12)
+        #expect(negotiated.serverMaxWindowBits == 12)
+        #expect(!negotiated.serverNoContextTakeover)
+        var generator = SystemRandomNumberGenerator()
+        let noise = Data((0..<(256 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let lines = String((0..<20_000).map { "{\"id\":\($0),\"name\":\"user \($0 % 97)\"}\n" }.joined())
+        let messages: [WebSocketMessage] = [
+            .text("hello ☃"), .text(lines), .binary(noise), .binary(Data(count: 1 << 20)), .text(""), .text(lines), .binary(Data([1])),
+        ]
+        var iterator = socket.messages.makeAsyncIterator()
+        for message in messages {
+            try await socket.send(message)
+            #expect(try await iterator.next() == message)
+        }
+        try await socket.close()
+        #expect(try await socket.closed.initiator == .client)
+    }
+
+    @Test("the server's context taken over across 300 messages, and a server asked to take none over")
+    func contextTakeover() async throws {
+        for asked in [false, true] {
+            let socket = try await Self.open(executor, "/flood?count=300&size=3000", Self.options(serverNoContextTakeover: asked))
+            #expect(socket.compression?.serverNoContextTakeover == asked)
+            var count = 0
+            for try await message in socket.messages {
+                #expect(message == .binary(Data(count: 3000)))
+                count += 1
+            }
+            #expect(count == 300)
+            #expect(try await socket.closed.code == .normalClosure)
+        }
+    }
+
+    @Test("a deflate bomb (64 MiB of zeros in some 64 KiB) fails at the limit with 1009, the server told so")
+    func bomb() async throws {
+        let socket = try await Self.open(executor, "/flood?count=1&size=67108864", Self.options(limit: 1 << 20))
+        let error = await #expect(throws: CourierError.self) { for try await _ in socket.messages {} }
+        let failure = try #require(WebSocketTests.failure(error))
+        #expect(failure.kind == .messageTooLarge)
+        #expect(failure.closeCode == .messageTooBig)
+    }
+}
