@@ -24,13 +24,15 @@ public struct WebSocketFailure: Error, Sendable, Hashable, CustomStringConvertib
         case unsupportedTransport
         /// The peer broke the protocol (RFC 6455: a masked frame, reserved bits, an unknown
         /// opcode, a bad control frame, a continuation without a start, a bad close code).
-        /// Courier closed with ``WebSocketCloseCode/protocolError``.
+        /// Courier closed with ``WebSocketCloseCode/protocolError``, or with
+        /// ``WebSocketCloseCode/invalidPayload`` for a compressed message that does not inflate.
         case protocolError
         /// A text message or close reason that is not UTF-8; Courier closed with
         /// ``WebSocketCloseCode/invalidPayload``.
         case invalidUTF8
-        /// A frame or message longer than the socket's limit; Courier closed with
-        /// ``WebSocketCloseCode/messageTooBig`` before buffering it.
+        /// A frame or message longer than the socket's limit, or a compressed message that
+        /// inflates past it; Courier closed with ``WebSocketCloseCode/messageTooBig`` before
+        /// buffering it.
         case messageTooLarge
         /// What the caller asked to send cannot be sent (a close code that may not go on the
         /// wire, a close reason over 123 bytes, a ping payload over 125, a value that does not

@@ -170,10 +170,23 @@ private struct Decoder {
             let distance = Huffman.distanceBase[distanceCode] + (try take(Huffman.distanceExtra[distanceCode]))
             guard distance <= output.count else { throw .corrupt("a distance of \(distance) reaches before the window's start") }
             guard output.count - start + length <= limit else { throw .tooLarge }
-            var from = output.count - distance
-            for _ in 0..<length {
-                output.append(output[from])
-                from += 1
+            copy(length: length, distance: distance)
+        }
+    }
+
+    /// Appends `length` bytes from `distance` back (they may overlap the bytes being written:
+    /// a distance of 1 repeats the last byte).
+    mutating func copy(length: Int, distance: Int) {
+        let from = output.count - distance
+        let to = output.count
+        if output.capacity < to + length { output.reserveCapacity(max(to + length, output.capacity * 2)) }
+        output.append(contentsOf: repeatElement(0, count: length))
+        output.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            if distance >= length {
+                (base + to).update(from: base + from, count: length)
+            } else {
+                for index in 0..<length { base[to + index] = base[from + index] }
             }
         }
     }
