@@ -77,7 +77,7 @@ public struct Stub: Sendable {
     /// What the stub produces.
     public var outcome: Outcome
     /// When set, the stub answers `101 Switching Protocols` with these headers and hands the
-    /// connection to a peer (a WebSocket's server: ``Stub/webSocket(subprotocol:headers:_:)``),
+    /// connection to a peer (a WebSocket's server: ``Stub/webSocket(subprotocol:headers:compression:_:)``),
     /// if the call asked to switch (``StreamOptions/upgrade``); a call that did not gets the
     /// bare `101`, which the exchange refuses as a real server's would be. ``outcome`` is then
     /// not used. `nil` by default.

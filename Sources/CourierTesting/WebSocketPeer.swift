@@ -50,7 +50,7 @@ extension Stub {
     }
 }
 
-/// The server's side of an in-memory WebSocket (``Stub/webSocket(subprotocol:headers:_:)``): what
+/// The server's side of an in-memory WebSocket (``Stub/webSocket(subprotocol:headers:compression:_:)``): what
 /// the client sent, frame by frame or message by message, and anything a server may send,
 /// including what no server should (masked frames, reserved bits, bad UTF-8, raw bytes), to see
 /// how the client takes it.

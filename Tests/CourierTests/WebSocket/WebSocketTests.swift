@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A WebSocket over the in-memory executor: the handshake through the exchange, the connection's
-/// rules each way, the one outcome. The peer is scripted (``Stub/webSocket(subprotocol:headers:_:)``).
+/// rules each way, the one outcome. The peer is scripted (``Stub/webSocket(subprotocol:headers:compression:_:)``).
 @Suite("WebSocket over the in-memory executor", .timeLimit(.minutes(2)))
 struct WebSocketTests {
     static let chat = Request.get |> url("wss://chat.test/live")
