@@ -65,7 +65,8 @@ public struct AsyncHTTPClientTransport: Transport {
     /// Sends `request` through AsyncHTTPClient's async API and returns its response once the
     /// head arrives, with the head in Courier's form.
     private func head(of request: Request, options: StreamOptions) async throws -> (HTTPClientResponse, Response) {
-        let (prepared, url) = try Self.prepare(request, progress: options.uploadProgress, isValid: options.hopIsValid)
+        let (prepared, url) = try Self.prepare(
+            request, progress: options.uploadProgress, isValid: options.hopIsValid, loops: Array(client.eventLoopGroup.makeIterator()))
         let response: HTTPClientResponse
         do {
             response = try await client.execute(prepared, deadline: .distantFuture)

@@ -63,18 +63,6 @@ struct ConformanceTests {
     func conforms(_ check: ConformanceCase) async throws {
         let base = try makeExecutor()
         let servers = try servers()
-        guard check.name.hasPrefix("uploads: a file that grows or shrinks") else {
-            try await check.run(servers: servers) { base }
-            return
-        }
-        // AsyncHTTPClient's async API queues each body part to the connection's event loop and
-        // asks for the next at once; it pauses only when the loop reports the channel
-        // unwritable. With the loop busy (CI's load builds beside it), the file can be read to
-        // its end, queued ahead of the network, before the case changes it: the case then sees
-        // a whole upload. Known limit (KnownLimits.md); the case still runs and passes when the
-        // loop keeps up.
-        await withKnownIssue("AsyncHTTPClient reads a streamed body ahead of a busy event loop", isIntermittent: true) {
-            try await check.run(servers: servers) { base }
-        }
+        try await check.run(servers: servers) { base }
     }
 }
