@@ -21,14 +21,17 @@ package struct Inflater: Sendable {
 
     /// The most bytes a back-reference reaches (RFC 1951 §2.5: 32 KiB).
     package static let windowSize = 32 << 10
-    /// The end of earlier output that a message may refer back to.
-    private var window: [UInt8] = []
+    /// Earlier output, whose last 32 KiB a message may refer back to. It is kept as the buffer the
+    /// next message is written after, and cut back to the window only once it holds twice that:
+    /// a small message costs no copy of the window, and the bytes moved stay at most one per byte
+    /// inflated.
+    private var history: [UInt8] = []
 
     /// An inflater with an empty window.
     package init() {}
 
     /// Forgets the window (a peer that takes no context over between messages).
-    package mutating func reset() { window = [] }
+    package mutating func reset() { history = [] }
 
     /// Inflates `input` (a message's payload with `00 00 FF FF` appended, RFC 7692 §7.2.2): the
     /// blocks up to the one marked final or to the input's end, which must fall between blocks.
@@ -37,15 +40,14 @@ package struct Inflater: Sendable {
     ///   - keepsWindow: Whether the output's last 32 KiB stay for the next message.
     /// - Throws: ``Failure``.
     package mutating func inflate(_ input: [UInt8], limit: Int, keepsWindow: Bool) throws(Failure) -> [UInt8] {
-        var decoder = Decoder(input: input, window: window, limit: max(0, limit))
+        var buffer: [UInt8] = []
+        swap(&buffer, &history)
+        if buffer.count > 2 * Self.windowSize { buffer.removeFirst(buffer.count - Self.windowSize) }
+        var decoder = Decoder(input: input, window: consume buffer, limit: max(0, limit))
         try decoder.run()
-        let output = decoder.output
-        if keepsWindow {
-            window = Array(output.suffix(Self.windowSize))
-        } else {
-            window = []
-        }
-        return Array(output[decoder.start...])
+        let message = Array(decoder.output[decoder.start...])
+        if keepsWindow { swap(&history, &decoder.output) }
+        return message
     }
 }
 
@@ -55,17 +57,17 @@ private struct Decoder {
     var position = 0
     var bits: UInt64 = 0
     var count = 0
-    /// The window, then this message's bytes from ``start``.
+    /// Earlier output (the window at its end), then this message's bytes from ``start``.
     var output: [UInt8]
     let start: Int
     let limit: Int
 
-    init(input: [UInt8], window: [UInt8], limit: Int) {
+    init(input: [UInt8], window: consuming [UInt8], limit: Int) {
         self.input = input
-        self.output = window
         self.start = window.count
         self.limit = limit
-        output.reserveCapacity(window.count + min(limit, max(input.count * 4, 1024)))
+        self.output = window
+        output.reserveCapacity(start + min(limit, max(input.count * 4, 1024)))
     }
 
     mutating func run() throws(Inflater.Failure) {

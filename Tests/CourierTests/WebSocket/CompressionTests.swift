@@ -61,6 +61,49 @@ struct CompressionTests {
         #expect(try Self.inflate(&inflater, compressed) == data)
     }
 
+    @Test("the window reaches back 32 KiB across messages, before and after the kept output is cut back")
+    func windowAcrossMessages() throws {
+        var generator = SystemRandomNumberGenerator()
+        var inflater = Inflater()
+        var everything: [UInt8] = []
+        // Stored messages of 30,000 bytes each, then one back-reference of 258 bytes from exactly
+        // 32 KiB back, five times over: the kept output passes 64 KiB and is cut back meanwhile.
+        for _ in 0..<5 {
+            for _ in 0..<3 {
+                let data = (0..<30_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                // Not final, stored, 30,000 bytes; then a sync flush's header (its LEN and NLEN,
+                // 00 00 FF FF, are what the receiver appends).
+                let stored = [0x00, 0x30, 0x75, 0xCF, 0x8A] + data + [0x00]
+                #expect(try Self.inflate(&inflater, stored) == data)
+                everything += data
+            }
+            let expected = Array(everything[(everything.count - 32_768)..<(everything.count - 32_768 + 258)])
+            #expect(try Self.inflate(&inflater, Self.farthestMatch) == expected)
+            everything += expected
+        }
+        // A fresh inflater has nothing 32 KiB back.
+        var fresh = Inflater()
+        #expect(throws: Inflater.Failure.self) { try Self.inflate(&fresh, Self.farthestMatch) }
+    }
+
+    /// One fixed-code block (RFC 1951 §3.2.6) holding one match: length 258 from 32,768 bytes
+    /// back, then the end of the block and a sync flush's header.
+    static let farthestMatch: [UInt8] = {
+        var bits: [Bool] = []
+        func value(_ value: Int, _ count: Int) { for bit in 0..<count { bits.append(value >> bit & 1 == 1) } }
+        func code(_ code: Int, _ count: Int) { for bit in (0..<count).reversed() { bits.append(code >> bit & 1 == 1) } }
+        value(0b010, 3)  // not final, fixed codes
+        code(0xC5, 8)  // length symbol 285: 258
+        code(29, 5)  // distance code 29: 24,577 and 13 extra bits
+        value(32_768 - 24_577, 13)
+        code(0, 7)  // end of block
+        value(0, 3)  // the sync flush's empty stored block, padded to a byte
+        while bits.count % 8 != 0 { bits.append(false) }
+        return stride(from: 0, to: bits.count, by: 8).map { start in
+            (0..<8).reduce(UInt8(0)) { byte, bit in byte | (bits[start + bit] ? 1 << UInt8(bit) : 0) }
+        }
+    }()
+
     @Test("what the deflater writes inflates to itself, within the window it was given", arguments: [8, 9, 12, 15])
     func roundTrip(windowBits: Int) throws {
         var generator = SystemRandomNumberGenerator()
