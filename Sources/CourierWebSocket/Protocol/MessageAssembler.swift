@@ -57,6 +57,7 @@ package struct MessageAssembler: Sendable {
             guard opcode == nil else { throw Self.violation("a new \(frame.opcode) message began before the fragmented one ended") }
             opcode = frame.opcode
             // The parser lets RSV1 through only on a first frame, and only when negotiated.
+            guard !frame.isCompressed || compression != nil else { throw Self.violation("a compressed message, but no compression was negotiated") }
             compressed = frame.isCompressed
         }
         guard parts.count + frame.payload.count <= maximumMessageSize else {
