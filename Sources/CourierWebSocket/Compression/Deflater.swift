@@ -10,9 +10,14 @@ package enum Deflater {
     /// The longest hash chain followed for a match: more finds longer matches, at more CPU.
     static let chainLimit = 24
 
+    /// The longest input matched: positions are kept in 32 bits. A longer one is written in stored
+    /// blocks (valid, not smaller), and the socket sends it uncompressed.
+    package static let maximumInput = 1 << 30
+
     /// `input` compressed, with back-references at most `1 << windowBits` bytes long
     /// (`windowBits` between 8 and 15).
     package static func compress(_ input: [UInt8], windowBits: Int = 15) -> [UInt8] {
+        guard input.count <= maximumInput else { return stored(input) }
         let window = 1 << min(15, max(8, windowBits))
         var writer = BitWriter(capacity: input.count / 2 + 16)
         writer.write(0b010, bits: 3)  // not final; fixed codes
@@ -78,6 +83,24 @@ package enum Deflater {
         writer.write(0, bits: 3)
         writer.alignToByte()
         return writer.bytes
+    }
+}
+
+extension Deflater {
+    /// `input` in stored blocks of at most 65,535 bytes (RFC 1951 §3.2.4), then a sync flush's
+    /// header.
+    static func stored(_ input: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count + input.count / 65_535 * 5 + 6)
+        var start = 0
+        repeat {
+            let length = min(65_535, input.count - start)
+            output += [0x00, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
+            output += input[start..<(start + length)]
+            start += length
+        } while start < input.count
+        output.append(0x00)
+        return output
     }
 }
 

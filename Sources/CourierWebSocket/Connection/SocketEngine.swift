@@ -85,7 +85,9 @@ final class SocketEngine: Sendable {
         case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
         case .binary(let data): (opcode, payload) = (.binary, data)
         }
-        if let compression, let offered = options.compression, payload.count >= offered.minimumSize, !payload.isEmpty {
+        if let compression, let offered = options.compression, payload.count >= offered.minimumSize, !payload.isEmpty,
+            payload.count <= Deflater.maximumInput
+        {
             let compressed = Deflater.compress([UInt8](payload), windowBits: compression.clientMaxWindowBits)
             if compressed.count < payload.count { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
         }

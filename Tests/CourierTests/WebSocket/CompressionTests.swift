@@ -120,6 +120,11 @@ struct CompressionTests {
             #expect(Self.farthestReference(compressed) <= 1 << windowBits)
         }
         #expect(Deflater.compress(Self.jsonLines).count < Self.jsonLines.count / 5)
+        // Past what the matcher takes, stored blocks: still valid, one or several.
+        for input in [[], [UInt8](repeating: 9, count: 65_535), (0..<150_000).map { UInt8(truncatingIfNeeded: $0) }] {
+            var inflater = Inflater()
+            #expect(try Self.inflate(&inflater, Deflater.stored(input), keepsWindow: false) == input)
+        }
         #expect(Deflater.compress(runs).count < 1_000)
     }
 
