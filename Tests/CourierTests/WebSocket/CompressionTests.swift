@@ -99,9 +99,13 @@ struct CompressionTests {
         code(0, 7)  // end of block
         value(0, 3)  // the sync flush's empty stored block, padded to a byte
         while bits.count % 8 != 0 { bits.append(false) }
-        return stride(from: 0, to: bits.count, by: 8).map { start in
-            (0..<8).reduce(UInt8(0)) { byte, bit in byte | (bits[start + bit] ? 1 << UInt8(bit) : 0) }
+        var bytes: [UInt8] = []
+        for start in stride(from: 0, to: bits.count, by: 8) {
+            var byte: UInt8 = 0
+            for bit in 0..<8 where bits[start + bit] { byte |= UInt8(1) << UInt8(bit) }
+            bytes.append(byte)
         }
+        return bytes
     }()
 
     @Test("what the deflater writes inflates to itself, within the window it was given", arguments: [8, 9, 12, 15])
@@ -136,11 +140,19 @@ struct CompressionTests {
             guard reader.position / 8 < reader.bytes.count else { return 0 }
             return Int(reader.bytes[reader.position / 8] >> UInt8(reader.position % 8)) & 1
         }
-        func bits(_ count: Int) -> Int { (0..<count).reduce(0) { value, shift in value | bit() << shift } }
-        func code(_ count: Int) -> Int { (0..<count).reduce(0) { value, _ in value << 1 | bit() } }
-        let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-        let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
-        let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+        func bits(_ count: Int) -> Int {
+            var value = 0
+            for shift in 0..<count { value |= bit() << shift }
+            return value
+        }
+        func code(_ count: Int) -> Int {
+            var value = 0
+            for _ in 0..<count { value = value << 1 | bit() }
+            return value
+        }
+        let lengthExtra: [Int] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+        let distanceBase: [Int] = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+        let distanceExtra: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
         guard bits(3) == 0b010 else { return Int.max }
         var farthest = 0
         while true {
