@@ -22,10 +22,13 @@ package struct Inflater: Sendable {
     /// The most bytes a back-reference reaches (RFC 1951 §2.5: 32 KiB).
     package static let windowSize = 32 << 10
     /// Earlier output, whose last 32 KiB a message may refer back to. It is kept as the buffer the
-    /// next message is written after, and cut back to the window only once it holds twice that:
-    /// a small message costs no copy of the window, and the bytes moved stay at most one per byte
-    /// inflated.
+    /// next message is written after, and cut back to the window (into a buffer of its own, so a
+    /// large message's memory goes) only once it holds twice that: a small message costs no copy
+    /// of the window, and the bytes copied stay at most one per byte inflated.
     private var history: [UInt8] = []
+
+    /// How many bytes of earlier output are kept (at most twice the window).
+    package var keptBytes: Int { history.count }
 
     /// An inflater with an empty window.
     package init() {}
@@ -42,11 +45,15 @@ package struct Inflater: Sendable {
     package mutating func inflate(_ input: [UInt8], limit: Int, keepsWindow: Bool) throws(Failure) -> [UInt8] {
         var buffer: [UInt8] = []
         swap(&buffer, &history)
-        if buffer.count > 2 * Self.windowSize { buffer.removeFirst(buffer.count - Self.windowSize) }
         var decoder = Decoder(input: input, window: consume buffer, limit: max(0, limit))
         try decoder.run()
         let message = Array(decoder.output[decoder.start...])
-        if keepsWindow { swap(&history, &decoder.output) }
+        guard keepsWindow else { return message }
+        if decoder.output.count > 2 * Self.windowSize {
+            history = Array(decoder.output.suffix(Self.windowSize))
+        } else {
+            swap(&history, &decoder.output)
+        }
         return message
     }
 }

@@ -61,7 +61,7 @@ struct CompressionTests {
         #expect(try Self.inflate(&inflater, compressed) == data)
     }
 
-    @Test("the window reaches back 32 KiB across messages, before and after the kept output is cut back")
+    @Test("the window reaches back 32 KiB across messages, before and after the kept output is cut back; a large message leaves only the window")
     func windowAcrossMessages() throws {
         var generator = SystemRandomNumberGenerator()
         var inflater = Inflater()
@@ -80,7 +80,11 @@ struct CompressionTests {
             let expected = Array(everything[(everything.count - 32_768)..<(everything.count - 32_768 + 258)])
             #expect(try Self.inflate(&inflater, Self.farthestMatch) == expected)
             everything += expected
+            #expect(inflater.keptBytes <= 2 * Inflater.windowSize)
         }
+        // A large message leaves only the window behind, not its own size.
+        #expect(try Self.inflate(&inflater, Deflater.compress([UInt8](repeating: 3, count: 1 << 20))).count == 1 << 20)
+        #expect(inflater.keptBytes == Inflater.windowSize)
         // A fresh inflater has nothing 32 KiB back.
         var fresh = Inflater()
         #expect(throws: Inflater.Failure.self) { try Self.inflate(&fresh, Self.farthestMatch) }
