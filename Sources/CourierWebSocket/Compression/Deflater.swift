@@ -135,47 +135,34 @@ private struct BitWriter {
     mutating func writeMatch(length: Int, distance: Int) {
         let lengthCode = FixedCodes.lengthCode[length]
         writeLiteral(257 + Int(lengthCode))
-        let lengthExtra = FixedCodes.lengthExtra[Int(lengthCode)]
-        if lengthExtra > 0 { write(length - FixedCodes.lengthBase[Int(lengthCode)], bits: lengthExtra) }
+        let lengthExtra = DeflateTables.lengthExtra[Int(lengthCode)]
+        if lengthExtra > 0 { write(length - DeflateTables.lengthBase[Int(lengthCode)], bits: lengthExtra) }
         var distanceCode = 0
-        while distanceCode < 29, FixedCodes.distanceBase[distanceCode + 1] <= distance { distanceCode += 1 }
+        while distanceCode < 29, DeflateTables.distanceBase[distanceCode + 1] <= distance { distanceCode += 1 }
         write(Int(FixedCodes.distance[distanceCode]), bits: 5)
-        let distanceExtra = FixedCodes.distanceExtra[distanceCode]
-        if distanceExtra > 0 { write(distance - FixedCodes.distanceBase[distanceCode], bits: distanceExtra) }
+        let distanceExtra = DeflateTables.distanceExtra[distanceCode]
+        if distanceExtra > 0 { write(distance - DeflateTables.distanceBase[distanceCode], bits: distanceExtra) }
     }
 }
 
 /// The fixed Huffman codes of RFC 1951 §3.2.6, bit-reversed for writing.
 private enum FixedCodes {
-    static func reversed(_ code: Int, _ length: Int) -> UInt16 {
-        var result = 0
-        for bit in 0..<length where code & (1 << bit) != 0 { result |= 1 << (length - 1 - bit) }
-        return UInt16(result)
-    }
-
     /// For each literal/length symbol 0…287: the code, reversed, and its length.
     static let literal: [(UInt16, UInt8)] = (0..<288).map { symbol in
         switch symbol {
-        case 0..<144: (reversed(0x30 + symbol, 8), 8)
-        case 144..<256: (reversed(0x190 + symbol - 144, 9), 9)
-        case 256..<280: (reversed(symbol - 256, 7), 7)
-        default: (reversed(0xC0 + symbol - 280, 8), 8)
+        case 0..<144: (DeflateTables.reversed(0x30 + symbol, 8), 8)
+        case 144..<256: (DeflateTables.reversed(0x190 + symbol - 144, 9), 9)
+        case 256..<280: (DeflateTables.reversed(symbol - 256, 7), 7)
+        default: (DeflateTables.reversed(0xC0 + symbol - 280, 8), 8)
         }
     }
     /// The 5-bit distance codes, reversed.
-    static let distance: [UInt16] = (0..<30).map { reversed($0, 5) }
+    static let distance: [UInt16] = (0..<30).map { DeflateTables.reversed($0, 5) }
 
-    static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
-    static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    static let distanceBase = [
-        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193,
-        12289, 16385, 24577,
-    ]
-    static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
     /// For each match length 0…258: its length code (0…28); lengths under 3 are never written.
     static let lengthCode: [UInt8] = (0...258).map { length in
         var code = 0
-        while code < 28, lengthBase[code + 1] <= length { code += 1 }
+        while code < 28, DeflateTables.lengthBase[code + 1] <= length { code += 1 }
         return UInt8(code)
     }
 }

@@ -173,10 +173,10 @@ private struct Decoder {
             if symbol == 256 { return }
             let lengthCode = symbol - 257
             guard lengthCode < 29 else { throw .corrupt("the reserved length code \(symbol)") }
-            let length = Huffman.lengthBase[lengthCode] + (try take(Huffman.lengthExtra[lengthCode]))
+            let length = DeflateTables.lengthBase[lengthCode] + (try take(DeflateTables.lengthExtra[lengthCode]))
             let distanceCode = try decode(distances)
             guard distanceCode < 30 else { throw .corrupt("the reserved distance code \(distanceCode)") }
-            let distance = Huffman.distanceBase[distanceCode] + (try take(Huffman.distanceExtra[distanceCode]))
+            let distance = DeflateTables.distanceBase[distanceCode] + (try take(DeflateTables.distanceExtra[distanceCode]))
             guard distance <= output.count else { throw .corrupt("a distance of \(distance) reaches before the window's start") }
             guard output.count - start + length <= limit else { throw .tooLarge }
             copy(length: length, distance: distance)
@@ -281,8 +281,7 @@ private struct Huffman {
         for length in 1...Self.maximumBits {
             for _ in 0..<Int(counts[length]) {
                 if length <= Self.fastBits {
-                    var reversed = 0
-                    for bit in 0..<length where code & (1 << bit) != 0 { reversed |= 1 << (length - 1 - bit) }
+                    let reversed = Int(DeflateTables.reversed(code, length))
                     let entry = UInt16(length << 9) | symbols[index]
                     for slot in stride(from: reversed, to: Self.fastSize, by: 1 << length) { fast[slot] = entry }
                 }
@@ -308,11 +307,4 @@ private struct Huffman {
     private init(symbols: [UInt16]) { self.symbols = symbols }
 
     static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
-    static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
-    static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    static let distanceBase = [
-        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193,
-        12289, 16385, 24577,
-    ]
-    static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
 }
