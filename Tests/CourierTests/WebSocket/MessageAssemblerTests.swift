@@ -91,6 +91,28 @@ struct MessageAssemblerTests {
         }
     }
 
+    @Test("runs of ASCII read eight bytes at a time: a bad or multi-byte character at every offset, in Data, arrays and slices")
+    func asciiRuns() {
+        let bad: [[UInt8]] = [[0xFF], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]]
+        let good: [[UInt8]] = [Array("é".utf8), Array("€".utf8), Array("𝄞".utf8)]
+        for offset in 0..<40 {
+            let ascii = [UInt8](repeating: 0x61, count: offset)
+            for character in good {
+                let bytes = ascii + character + ascii
+                #expect(UTF8Validation.isValid(bytes) && UTF8Validation.isValid(Data(bytes)) && UTF8Validation.isValid(bytes[...]))
+                // Split anywhere, as fragments are: still valid as a whole.
+                var split = UTF8Validation()
+                #expect(split.take(Data(bytes[..<(offset + 1)])) && split.take(Data(bytes[(offset + 1)...])) && split.isComplete)
+            }
+            for character in bad {
+                let bytes = ascii + character + ascii
+                #expect(!UTF8Validation.isValid(bytes), "\(character) after \(offset) bytes")
+                #expect(!UTF8Validation.isValid(Data(bytes)), "\(character) after \(offset) bytes")
+                #expect(!UTF8Validation.isValid(AnySequence(bytes)), "\(character) after \(offset) bytes")
+            }
+        }
+    }
+
     @Test("close frames: empty, a code, a code and a reason")
     func closeFrames() throws {
         var assembler = MessageAssembler(maximumMessageSize: 100)
