@@ -10,6 +10,9 @@ package enum Deflater {
     /// The longest hash chain followed for a match: more finds longer matches, at more CPU.
     static let chainLimit = 24
 
+    /// A match this long ends the search: a longer one would save little more.
+    static let niceLength = 128
+
     /// The longest input matched: positions are kept in 32 bits. A longer one is written in stored
     /// blocks (valid, not smaller), and the socket sends it uncompressed.
     package static let maximumInput = 1 << 30
@@ -29,52 +32,77 @@ package enum Deflater {
         let ring = count <= 8 ? 8 : min(window, 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount))
         var previous = [Int32](repeating: -1, count: ring)
         let hashShift = UInt32(32 - hashBits)
-        func hash(_ at: Int) -> Int {
-            let word = UInt32(input[at]) | UInt32(input[at + 1]) << 8 | UInt32(input[at + 2]) << 16
-            return Int((word &* 0x9E37_79B1) >> hashShift)
-        }
-        func insert(_ at: Int) {
-            let slot = hash(at)
-            previous[at & (ring - 1)] = head[slot]
-            head[slot] = Int32(at)
-        }
-        var position = 0
-        while position < count {
-            var bestLength = 0
-            var bestDistance = 0
-            if count - position >= 3 {
-                let limit = min(258, count - position)
-                var candidate = Int(head[hash(position)])
-                var chain = chainLimit
-                while candidate >= 0, position - candidate <= window, chain > 0 {
-                    if input[candidate + bestLength] == input[position + bestLength] {
+        // Every index below is in bounds by construction (a hash reads three bytes where at least
+        // three are left, a match compares no further than `limit` past either position, and a
+        // candidate is always behind `position`), so the loop reads through the buffers'
+        // pointers, without a bounds check a byte.
+        input.withUnsafeBufferPointer { input in
+            head.withUnsafeMutableBufferPointer { head in
+                previous.withUnsafeMutableBufferPointer { previous in
+                    guard let base = input.baseAddress else { return }
+                    let raw = UnsafeRawPointer(base)
+                    func hash(_ at: Int) -> Int {
+                        let word = UInt32(base[at]) | UInt32(base[at + 1]) << 8 | UInt32(base[at + 2]) << 16
+                        return Int((word &* 0x9E37_79B1) >> hashShift)
+                    }
+                    func insert(_ at: Int) {
+                        let slot = hash(at)
+                        previous[at & (ring - 1)] = head[slot]
+                        head[slot] = Int32(at)
+                    }
+                    /// How many bytes at `candidate` and `position` agree, at most `limit`: eight
+                    /// at a time, then one at a time.
+                    func agreeing(_ candidate: Int, _ position: Int, _ limit: Int) -> Int {
                         var length = 0
-                        while length < limit, input[candidate + length] == input[position + length] { length += 1 }
-                        if length > bestLength {
-                            bestLength = length
-                            bestDistance = position - candidate
-                            if length == limit { break }
+                        while length + 8 <= limit {
+                            let difference =
+                                raw.loadUnaligned(fromByteOffset: candidate + length, as: UInt64.self)
+                                ^ raw.loadUnaligned(fromByteOffset: position + length, as: UInt64.self)
+                            if difference != 0 { return length + UInt64(littleEndian: difference).trailingZeroBitCount / 8 }
+                            length += 8
+                        }
+                        while length < limit, base[candidate + length] == base[position + length] { length += 1 }
+                        return length
+                    }
+                    var position = 0
+                    while position < count {
+                        var bestLength = 0
+                        var bestDistance = 0
+                        if count - position >= 3 {
+                            let limit = min(258, count - position)
+                            var candidate = Int(head[hash(position)])
+                            var chain = chainLimit
+                            while candidate >= 0, position - candidate <= window, chain > 0 {
+                                if base[candidate + bestLength] == base[position + bestLength] {
+                                    let length = agreeing(candidate, position, limit)
+                                    if length > bestLength {
+                                        bestLength = length
+                                        bestDistance = position - candidate
+                                        if length >= min(limit, niceLength) { break }
+                                    }
+                                }
+                                let next = Int(previous[candidate & (ring - 1)])
+                                // A slot of the ring overwritten by a newer position ends the chain.
+                                guard next < candidate else { break }
+                                candidate = next
+                                chain -= 1
+                            }
+                            insert(position)
+                        }
+                        if bestLength >= 3 {
+                            writer.writeMatch(length: bestLength, distance: bestDistance)
+                            let end = position + bestLength
+                            position += 1
+                            while position < end {
+                                if count - position >= 3 { insert(position) }
+                                position += 1
+                            }
+                        } else {
+                            writer.writeLiteral(Int(base[position]))
+                            position += 1
                         }
                     }
-                    let next = Int(previous[candidate & (ring - 1)])
-                    // A slot of the ring overwritten by a newer position ends the chain.
-                    guard next < candidate else { break }
-                    candidate = next
-                    chain -= 1
                 }
-                insert(position)
-            }
-            if bestLength >= 3 {
-                writer.writeMatch(length: bestLength, distance: bestDistance)
-                let end = position + bestLength
-                position += 1
-                while position < end {
-                    if count - position >= 3 { insert(position) }
-                    position += 1
-                }
-            } else {
-                writer.writeLiteral(Int(input[position]))
-                position += 1
             }
         }
         writer.writeLiteral(256)
@@ -137,8 +165,7 @@ private struct BitWriter {
         writeLiteral(257 + Int(lengthCode))
         let lengthExtra = DeflateTables.lengthExtra[Int(lengthCode)]
         if lengthExtra > 0 { write(length - DeflateTables.lengthBase[Int(lengthCode)], bits: lengthExtra) }
-        var distanceCode = 0
-        while distanceCode < 29, DeflateTables.distanceBase[distanceCode + 1] <= distance { distanceCode += 1 }
+        let distanceCode = Int(distance <= 256 ? FixedCodes.distanceCode[distance - 1] : FixedCodes.distanceCode[256 + ((distance - 1) >> 7)])
         write(Int(FixedCodes.distance[distanceCode]), bits: 5)
         let distanceExtra = DeflateTables.distanceExtra[distanceCode]
         if distanceExtra > 0 { write(distance - DeflateTables.distanceBase[distanceCode], bits: distanceExtra) }
@@ -158,6 +185,15 @@ private enum FixedCodes {
     }
     /// The 5-bit distance codes, reversed.
     static let distance: [UInt16] = (0..<30).map { DeflateTables.reversed($0, 5) }
+
+    /// The distance code (0…29) of each distance: of `d` at `d - 1` for 1…256, and at
+    /// `256 + (d - 1) >> 7` above (the codes from 16 on each cover a multiple of 128).
+    static let distanceCode: [UInt8] = (0..<512).map { index in
+        let distance = index < 256 ? index + 1 : ((index - 256) << 7) + 1
+        var code = 0
+        while code < 29, DeflateTables.distanceBase[code + 1] <= distance { code += 1 }
+        return UInt8(code)
+    }
 
     /// For each match length 0…258: its length code (0…28); lengths under 3 are never written.
     static let lengthCode: [UInt8] = (0...258).map { length in
