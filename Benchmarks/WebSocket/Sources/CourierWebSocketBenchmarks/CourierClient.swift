@@ -1,0 +1,47 @@
+// Courier's socket on its own transport, as an application opens it: the handshake a request
+// with a timeout, a 16 MiB message limit, messages read from `messages`.
+import Courier
+import CourierNIO
+import Foundation
+
+func runCourier(url address: String, batch: Batch, deflate: Bool) async throws -> Race.Result {
+    let executor = NIOExecutor.shared
+    let socketOptions = {
+        var options = WebSocketOptions(maximumMessageSize: 16 << 20)
+        if deflate { options.compression = .permessageDeflate }
+        return options
+    }()
+    let message: WebSocketMessage =
+        switch batch.payload.form {
+        case .text(let text): .text(text)
+        case .binary(let bytes): .binary(Data(bytes))
+        }
+    let size = batch.payload.size
+    let race = Race(sockets: batch.sockets)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<batch.sockets {
+            group.addTask {
+                let socket = try await executor.webSocket(.get |> url(address) |> timeout(10), options: socketOptions)
+                if deflate, socket.compression == nil { throw BenchmarkError("the server declined permessage-deflate") }
+                var replies = socket.messages.makeAsyncIterator()
+                func roundTrip() async throws {
+                    try await socket.send(message)
+                    guard let reply = try await replies.next() else { throw BenchmarkError("the socket closed") }
+                    let count =
+                        switch reply {
+                        case .text(let text): text.utf8.count
+                        case .binary(let data): data.count
+                        }
+                    if count != size { throw BenchmarkError("an echo of \(count) bytes, not \(size)") }
+                }
+                for _ in 0..<batch.payload.warmUp { try await roundTrip() }
+                await race.ready()
+                for _ in 0..<batch.roundTrips { try await roundTrip() }
+                await race.done()
+                try await socket.close()
+            }
+        }
+        try await group.waitForAll()
+    }
+    return try await race.outcome()
+}
