@@ -214,6 +214,25 @@ if os.environ.get("COURIER_BENCH_SET") == "ahc":
 if os.environ.get("COURIER_BENCH_SET") == "nio":
     ROWS = NIO_ROWS
 
+# COURIER_BENCH_SET=websocket: echo round trips over WebSocket (Benchmarks/WebSocket's binary,
+# against the hummingbird-websocket echo server Benchmarks/run starts): Courier's socket on
+# CourierNIO against swift-websocket's WebSocketClient and websocket-kit, each socket sending a
+# message and reading its echo in turn; "concurrency" is the number of sockets. The bar: the best
+# of them, at no more CPU per round trip.
+WEBSOCKET_ROWS = []
+for label, kind, totals in (("100-byte text", "small", (4000, 16000)), ("1 MiB binary", "large", (200, 320))):
+    for concurrency, total in zip((1, 16), totals):
+        for other, name in (("hummingbird", "swift-websocket"), ("websocketkit", "websocket-kit, callbacks"),
+                            ("websocketkit-async", "websocket-kit, async")):
+            WEBSOCKET_ROWS.append(("WS. echo, Courier vs %s, %s, concurrency %d" % (name, label, concurrency), kind, concurrency, total,
+                                   "courier", other, "≥ 1.0"))
+for concurrency, total in ((1, 2000), (16, 8000)):
+    WEBSOCKET_ROWS.append(("WS. echo, permessage-deflate, Courier vs swift-websocket (zlib), 16 KiB JSON text, concurrency %d" % concurrency,
+                           "json", concurrency, total, "courier-deflate", "hummingbird-deflate", "≥ 1.0"))
+if os.environ.get("COURIER_BENCH_SET") == "websocket":
+    ROWS = WEBSOCKET_ROWS
+unit = "round trips/s" if os.environ.get("COURIER_BENCH_SET") == "websocket" else "req/s"
+
 only = os.environ.get("COURIER_BENCH_ROWS")  # "|"-separated substrings of row names
 if only:
     ROWS = [row for row in ROWS if any(part in row[0] for part in only.split("|"))]
@@ -267,8 +286,8 @@ for name, kind, concurrency, total, candidate, baseline, target in ROWS:
     cpu_ratios.sort()
     cpu = "%.0f vs %.0f µs, ratio %.3f (%.3f..%.3f)" % (
         statistics.median(cpu_ours), statistics.median(cpu_theirs), statistics.median(cpu_ratios), cpu_ratios[0], cpu_ratios[-1])
-    print("| %s | %.0f req/s | %.0f req/s | %.3f (%.3f..%.3f) | %s | %s |" % (
-        name, statistics.median(ours), statistics.median(theirs), statistics.median(ratios), ratios[0], ratios[-1],
+    print("| %s | %.0f %s | %.0f %s | %.3f (%.3f..%.3f) | %s | %s |" % (
+        name, statistics.median(ours), unit, statistics.median(theirs), unit, statistics.median(ratios), ratios[0], ratios[-1],
         target, cpu))
     sys.stdout.flush()
 print()
