@@ -102,6 +102,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // SwitchedHandlerTests runs a switched connection's handler without a socket.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),

@@ -307,6 +307,21 @@ public struct ByteStream: AsyncSequence, Sendable {
         /// - Returns: `false` once the stream accepts no more chunks: stop producing.
         public func send(_ chunk: Data) async -> Bool { await channel.send(chunk) }
 
+        /// Offers a chunk without waiting, for a producer that pauses instead of suspending (an
+        /// event loop that stops reading its socket): ``Offer/taken`` when there is room, as
+        /// ``send(_:)`` would take it; ``Offer/full`` when there is none, the chunk left with the
+        /// producer and `whenRoom` kept, to run once with `true` when the reader has taken half
+        /// the buffer (offer the chunk again then) or with `false` when the stream stops;
+        /// ``Offer/closed`` once the stream takes no more. One producer at a time.
+        /// - Parameters:
+        ///   - chunk: The bytes; an empty chunk is taken.
+        ///   - whenRoom: Runs at most once, on the reader's thread or the one that stops the
+        ///     stream, for an offer that found the buffer full.
+        /// - Returns: What became of the chunk.
+        @_spi(Transports) public func offer(_ chunk: Data, whenRoom: @escaping @Sendable (Bool) -> Void) -> Offer {
+            channel.offer(chunk, whenRoom: whenRoom)
+        }
+
         /// Ends the stream once the reader has taken the buffered chunks, normally or with an
         /// error (wrapped in ``CourierError``).
         /// - Parameter error: The failure, or `nil` for a normal end.
@@ -327,6 +342,16 @@ public struct ByteStream: AsyncSequence, Sendable {
 }
 
 extension ByteStream {
+    /// What became of a chunk offered with ``Continuation/offer(_:whenRoom:)``.
+    @_spi(Transports) public enum Offer: Sendable, Equatable {
+        /// The stream took it.
+        case taken
+        /// The buffer is full: the chunk stays with the producer until `whenRoom` runs.
+        case full
+        /// The stream takes no more chunks: stop producing.
+        case closed
+    }
+
     /// How reading a body ended, as ``ByteStream/observing(chunk:end:)`` reports it.
     #if hasAttribute(nonexhaustive)
         @nonexhaustive

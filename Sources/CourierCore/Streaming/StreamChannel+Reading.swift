@@ -12,7 +12,7 @@ extension StreamChannel {
     /// producer is told to stop. Does nothing once the consumer has read the end.
     package func terminate(_ error: CourierError) {
         var timer: IdleTimer?
-        let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: UnsafeContinuation<Bool, Never>?, actions: [@Sendable (CourierError) -> Void])? in
+        let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: WaitingProducer?, actions: [@Sendable (CourierError) -> Void])? in
             guard !state.terminated else { return nil }
             timer = state.rules?.timer
             state.terminated = true
@@ -28,7 +28,7 @@ extension StreamChannel {
         }
         timer?.stop()
         guard let stopped else { return }
-        stopped.writer?.resume(returning: false)
+        stopped.writer?.resume(false)
         for action in stopped.actions { action(error) }
         stopped.reader?.resume(throwing: error)
     }
@@ -46,7 +46,7 @@ extension StreamChannel {
     /// ``poll()``.
     func next(isolation actor: isolated (any Actor)?, atLeast minimum: Int = 0) async throws(CourierError) -> Data? {
         enum Ready {
-            case chunk(Taken, writer: UnsafeContinuation<Bool, Never>?)
+            case chunk(Taken, writer: WaitingProducer?)
             case end(CourierError?)
         }
         func take(_ state: inout State) -> Ready? {
@@ -64,7 +64,7 @@ extension StreamChannel {
         func settle(_ ready: Ready) -> Result<Data?, CourierError> {
             switch ready {
             case .chunk(let taken, let writer):
-                writer?.resume(returning: true)
+                writer?.resume(true)
                 guard let bytes = taken.bytes() else {
                     terminate(Self.spillFailure)
                     return .failure(Self.spillFailure)
@@ -122,12 +122,12 @@ extension StreamChannel {
     /// The next chunk if one is ready now, without waiting; `nil` when none is (the end and
     /// errors are left for ``next()``). For readers that gather several chunks at once.
     func poll() -> Data? {
-        let ready = state.withLock { state -> (Taken, UnsafeContinuation<Bool, Never>?)? in
+        let ready = state.withLock { state -> (Taken, WaitingProducer?)? in
             guard let taken = state.pop() else { return nil }
             return (taken, state.buffered <= limit / 2 ? state.writer.take() : nil)
         }
         guard let (taken, writer) = ready else { return nil }
-        writer?.resume(returning: true)
+        writer?.resume(true)
         guard let bytes = taken.bytes() else {
             terminate(Self.spillFailure)
             return nil

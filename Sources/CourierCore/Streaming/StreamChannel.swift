@@ -43,7 +43,9 @@ package final class StreamChannel: Sendable {
         var readerSince: UInt64 = 0
         /// A timer is on its way to wake a reader for whom chunks are held.
         var flushArmed = false
-        var writer: UnsafeContinuation<Bool, Never>?
+        /// The producer, waiting for room: `true` once the reader has taken half the buffer,
+        /// `false` once the stream stopped.
+        var writer: WaitingProducer?
         var onTermination: [@Sendable (CourierError) -> Void] = []
         /// What the consumer stopped the stream with, once it did.
         var stopError: CourierError?
@@ -300,7 +302,7 @@ package final class StreamChannel: Sendable {
                 let resumeNow = state.withLock { state -> Bool? in
                     if state.terminated || state.end != nil { return false }
                     if state.buffered + chunk.count <= limit || state.buffered == 0 { return true }
-                    state.writer = writer
+                    state.writer = .task(writer)
                     return nil
                 }
                 if let resumeNow { writer.resume(returning: resumeNow) }
@@ -309,12 +311,32 @@ package final class StreamChannel: Sendable {
         }
     }
 
+    /// Offers `chunk` without waiting, for a producer that can pause instead (an event loop that
+    /// stops reading its socket): taken when there is room (or a reader waits for it), as
+    /// ``send(_:)`` would; otherwise left with the producer, and `whenRoom` kept, to run once with
+    /// `true` when the reader has taken half the buffer (offer the chunk again then) or with
+    /// `false` when the stream stops. One producer at a time.
+    package func offer(_ chunk: Data, whenRoom: @escaping @Sendable (Bool) -> Void) -> ByteStream.Offer {
+        guard !chunk.isEmpty else { return isClosed ? .closed : .taken }
+        let full = state.withLock { state -> Bool? in
+            guard !state.terminated, state.end == nil else { return nil }
+            guard state.reader == nil, state.buffered > 0, state.buffered + chunk.count > limit else { return false }
+            state.writer = .callback(whenRoom)
+            return true
+        }
+        switch full {
+        case nil: return .closed
+        case true?: return .full
+        case false?: return yield(chunk) ? .taken : .closed
+        }
+    }
+
     /// Ends the stream after the buffered chunks: normally, or with `error`.
     package func finish(_ error: CourierError? = nil) {
         var error = error
         var timer: IdleTimer?
         let (reader, writer, held) = state.withLock {
-            state -> (UnsafeContinuation<Data?, any Error>?, UnsafeContinuation<Bool, Never>?, (UnsafeContinuation<Data?, any Error>, Data)?) in
+            state -> (UnsafeContinuation<Data?, any Error>?, WaitingProducer?, (UnsafeContinuation<Data?, any Error>, Data)?) in
             guard state.end == nil, !state.terminated else { return (nil, nil, nil) }
             timer = state.rules?.timer
             if error == nil { error = state.rules?.framingError(received: state.received) }
@@ -329,7 +351,7 @@ package final class StreamChannel: Sendable {
             return (state.reader.take(), state.writer.take(), nil)
         }
         timer?.stop()
-        writer?.resume(returning: false)
+        writer?.resume(false)
         if let (waiting, first) = held { waiting.resume(returning: first) }
         guard let reader else { return }
         if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
@@ -409,5 +431,20 @@ extension Optional {
     mutating func take() -> Wrapped? {
         defer { self = nil }
         return self
+    }
+}
+
+/// A producer waiting for room in a ``StreamChannel``: a task suspended in ``StreamChannel/send(_:)``,
+/// or the callback of ``StreamChannel/offer(_:whenRoom:)``.
+enum WaitingProducer: Sendable {
+    case task(UnsafeContinuation<Bool, Never>)
+    case callback(@Sendable (Bool) -> Void)
+
+    /// Wakes the producer: `true` when there is room, `false` when the stream stopped.
+    func resume(_ open: Bool) {
+        switch self {
+        case .task(let continuation): continuation.resume(returning: open)
+        case .callback(let callback): callback(open)
+        }
     }
 }

@@ -4,65 +4,166 @@
 #else
     import Foundation
 #endif
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationEssentialsCompat
 
 /// A connection the server switched to another protocol, as Courier's core takes it
-/// (``/Courier/UpgradedConnection``): the channel wrapped with backpressure both ways. A task
-/// of its own pumps what the server sends into the `101`'s body stream (waiting while the reader
-/// is behind, so the socket stops being read) and holds the writer; the channel closes when
+/// (``/Courier/UpgradedConnection``), with backpressure both ways: what the server sends goes
+/// from the event loop straight into the `101`'s body stream (``SwitchedHandler``, no task in
+/// between), and a write waits while the channel is not writable. The channel closes when
 /// either side ends: the body stream stopped, ``close()``, the server's close.
 struct SwitchedConnection: UpgradedConnection {
     let channel: any Channel
-    let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
-
-    /// The connection over `wrapped` and the stream of the server's bytes; `nil` when the channel
-    /// closed before the pump could start.
-    static func start(_ wrapped: NIOAsyncChannel<ByteBuffer, ByteBuffer>, request: Request, bufferLimit: Int) async
-        -> (SwitchedConnection, ByteStream)?
-    {
-        let (stream, continuation) = ByteStream.makeStream(bufferLimit: bufferLimit)
-        let channel = wrapped.channel
-        let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>? = await withCheckedContinuation { handOver in
-            // Resumed once: with the writer as the pump starts, or with `nil` if it never does.
-            let pending = NIOLockedValueBox<CheckedContinuation<NIOAsyncChannelOutboundWriter<ByteBuffer>?, Never>?>(handOver)
-            let give = { @Sendable (writer: NIOAsyncChannelOutboundWriter<ByteBuffer>?) in
-                pending.withLockedValue { pending in
-                    defer { pending = nil }
-                    return pending
-                }?.resume(returning: writer)
-            }
-            let pump = Task {
-                do {
-                    try await wrapped.executeThenClose { inbound, outbound in
-                        give(outbound)
-                        for try await buffer in inbound {
-                            let data = Data(buffer: buffer, byteTransferStrategy: buffer.readableBytes >= 4096 ? .noCopy : .copy)
-                            guard await continuation.send(data) else { return }
-                        }
-                        continuation.finish()
-                    }
-                } catch {
-                    continuation.finish(throwing: TransportErrors.courierError(for: error, request: request, duringBody: true))
-                }
-                give(nil)
-            }
-            continuation.onTermination {
-                pump.cancel()
-                channel.close(promise: nil)
-            }
-            _ = pump
-        }
-        guard let writer else { return nil }
-        return (SwitchedConnection(channel: channel, writer: writer), stream)
-    }
+    let handler: NIOLoopBound<SwitchedHandler>
 
     func write(_ bytes: Data) async throws {
-        try await writer.write(ByteBuffer(data: bytes))
+        guard channel.isActive else { throw ChannelError.ioOnClosedChannel }
+        if !channel.isWritable {
+            let writable = channel.eventLoop.makePromise(of: Void.self)
+            channel.eventLoop.execute { [handler] in handler.value.whenWritable(writable) }
+            try await writable.futureResult.get()
+        }
+        // Queued on the loop in the order of the calls; the socket's engine writes one frame at a
+        // time, so nothing else is written in the middle of it.
+        channel.writeAndFlush(ByteBuffer(data: bytes), promise: nil)
     }
 
     func close() {
         channel.close(promise: nil)
+    }
+}
+
+/// The last handler of a switched channel: hands each read to the body stream on the event loop.
+/// When the stream's buffer is full, the chunk waits here and the handler holds the channel's
+/// reads (the socket is not read) until the reader has taken half of it; the stream's end
+/// follows the channel's, after what waits here.
+final class SwitchedHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+
+    private let continuation: ByteStream.Continuation
+    private let request: Request
+    private var context: ChannelHandlerContext?
+    /// Chunks read while the stream was full, in order.
+    private var waiting: [Data] = []
+    private var paused = false
+    /// The pipeline asked to read while paused: the read is made once there is room.
+    private var readHeld = false
+    /// The channel ended normally while chunks waited: the stream ends after them.
+    private var endsAfterWaiting = false
+    private var writableWaiters: [EventLoopPromise<Void>] = []
+
+    init(continuation: ByteStream.Continuation, request: Request) {
+        self.continuation = continuation
+        self.request = request
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        // The reader stopped the stream (it broke off, was cancelled, or dropped the socket).
+        let channel = context.channel
+        continuation.onTermination { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        let chunk = Data(buffer: buffer, byteTransferStrategy: buffer.readableBytes >= 4096 ? .noCopy : .copy)
+        if paused {
+            waiting.append(chunk)
+        } else {
+            offer(chunk, context: context)
+        }
+    }
+
+    /// Hands `chunk` to the stream; pauses when the stream is full.
+    private func offer(_ chunk: Data, context: ChannelHandlerContext) {
+        let loop = context.eventLoop
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        switch continuation.offer(chunk, whenRoom: { open in loop.execute { bound.value.roomMade(open) } }) {
+        case .taken:
+            break
+        case .full:
+            paused = true
+            waiting.insert(chunk, at: 0)
+        case .closed:
+            waiting = []
+            context.close(promise: nil)
+        }
+    }
+
+    /// The reader made room (`open`) or stopped the stream: what waits goes, then the held read.
+    private func roomMade(_ open: Bool) {
+        guard open, let context else { return }
+        paused = false
+        while !waiting.isEmpty, !paused {
+            offer(waiting.removeFirst(), context: context)
+        }
+        guard !paused else { return }
+        if endsAfterWaiting {
+            continuation.finish()
+            return
+        }
+        if readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if paused {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if paused {
+            endsAfterWaiting = true
+        } else {
+            continuation.finish()
+        }
+        failWritableWaiters()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        waiting = []
+        continuation.finish(throwing: TransportErrors.courierError(for: error, request: request, duringBody: true))
+        failWritableWaiters()
+        context.close(promise: nil)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            let waiters = writableWaiters
+            writableWaiters = []
+            for waiter in waiters { waiter.succeed() }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Succeeds `promise` once the channel can take writes again; fails it once the channel is
+    /// closed.
+    func whenWritable(_ promise: EventLoopPromise<Void>) {
+        guard let context, context.channel.isActive else {
+            promise.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        if context.channel.isWritable {
+            promise.succeed()
+        } else {
+            writableWaiters.append(promise)
+        }
+    }
+
+    private func failWritableWaiters() {
+        let waiters = writableWaiters
+        writableWaiters = []
+        for waiter in waiters { waiter.fail(ChannelError.ioOnClosedChannel) }
     }
 }

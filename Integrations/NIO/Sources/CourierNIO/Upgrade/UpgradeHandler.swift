@@ -1,4 +1,4 @@
-import CourierCore
+@_spi(Transports) import CourierCore
 import NIOCore
 import NIOHTTP1
 
@@ -17,7 +17,7 @@ final class UpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// What the handshake came to.
     enum Outcome {
-        case switched(HTTPResponseHead, NIOAsyncChannel<ByteBuffer, ByteBuffer>)
+        case switched(HTTPResponseHead, SwitchedConnection, ByteStream)
         case answered(HTTPResponseHead, ByteBuffer?)
     }
 
@@ -35,12 +35,17 @@ final class UpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var state = State.awaitingHead
     private let promise: EventLoopPromise<Outcome>
     private let httpHandlers: [any RemovableChannelHandler]
+    private let request: Request
+    private let bufferLimit: Int
 
     /// A handler that answers `promise`; `httpHandlers` (the request encoder and the response
-    /// decoder) leave the pipeline when the server switches.
-    init(promise: EventLoopPromise<Outcome>, httpHandlers: [any RemovableChannelHandler]) {
+    /// decoder) leave the pipeline when the server switches, and the new protocol's bytes go to a
+    /// stream that buffers up to `bufferLimit` of them (failures there name `request`).
+    init(promise: EventLoopPromise<Outcome>, httpHandlers: [any RemovableChannelHandler], request: Request, bufferLimit: Int) {
         self.promise = promise
         self.httpHandlers = httpHandlers
+        self.request = request
+        self.bufferLimit = bufferLimit
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -96,17 +101,18 @@ final class UpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
         fail(context: context, error)
     }
 
-    /// The server switched: the channel is wrapped for the new protocol (its handlers go at the
-    /// end of the pipeline, after this one), then the HTTP handlers leave, the decoder handing
-    /// on the bytes it holds beyond the `101`.
+    /// The server switched: a ``SwitchedHandler`` takes the new protocol's bytes (at the end of
+    /// the pipeline, after this one), then the HTTP handlers leave, the decoder handing on the
+    /// bytes it holds beyond the `101`.
     private func switchProtocols(context: ChannelHandlerContext, head: HTTPResponseHead) {
         state = .switched
+        let (stream, continuation) = ByteStream.makeStream(bufferLimit: bufferLimit)
+        let handler = SwitchedHandler(continuation: continuation, request: request)
         do {
-            let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                wrappingChannelSynchronously: context.channel,
-                configuration: .init(backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8)))
+            try context.pipeline.syncOperations.addHandler(handler)
             for handler in httpHandlers { context.pipeline.syncOperations.removeHandler(handler, promise: nil) }
-            promise.succeed(.switched(head, wrapped))
+            let connection = SwitchedConnection(channel: context.channel, handler: NIOLoopBound(handler, eventLoop: context.eventLoop))
+            promise.succeed(.switched(head, connection, stream))
         } catch {
             state = .done
             promise.fail(error)
