@@ -19,7 +19,9 @@
 public final class HTTPUpgrade: Sendable {
     /// The protocol asked for, as the `Upgrade` header names it (`websocket`).
     public let protocolName: String
-    private let handedOver = Locked<(any UpgradedConnection)?>(nil)
+    /// The connection handed over, and the executor its reads arrive on (an `any TaskExecutor`,
+    /// kept untyped: task executors need macOS 15 and its peers).
+    private let handedOver = Locked<(connection: any UpgradedConnection, executor: (any Sendable)?)?>(nil)
 
     /// A request to switch to `protocolName`.
     /// - Parameter protocolName: The `Upgrade` token, such as `websocket`.
@@ -32,15 +34,34 @@ public final class HTTPUpgrade: Sendable {
     /// replaces the first, which is closed.
     /// - Parameter connection: The connection, now speaking ``protocolName``.
     public func accept(_ connection: any UpgradedConnection) {
+        handOver(connection, executor: nil)
+    }
+
+    /// Hands over the connection the server switched, with the executor its bytes arrive on (a
+    /// transport's event loop): the new protocol's read loop runs there, so each read reaches it
+    /// without a thread hand-off. As ``accept(_:)`` otherwise.
+    /// - Parameters:
+    ///   - connection: The connection, now speaking ``protocolName``.
+    ///   - executor: Where the connection's reads are delivered.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    public func accept(_ connection: any UpgradedConnection, readingOn executor: any TaskExecutor) {
+        handOver(connection, executor: executor)
+    }
+
+    private func handOver(_ connection: any UpgradedConnection, executor: (any Sendable)?) {
         let previous = handedOver.withLock { state in
-            defer { state = connection }
-            return state
+            defer { state = (connection, executor) }
+            return state?.connection
         }
         previous?.close()
     }
 
     /// The connection the transport handed over, or `nil` when no hop was switched.
-    public var connection: (any UpgradedConnection)? { handedOver.withLock { $0 } }
+    public var connection: (any UpgradedConnection)? { handedOver.withLock { $0?.connection } }
+
+    /// The executor the handed-over connection's reads arrive on, when the transport named one.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    public var readingExecutor: (any TaskExecutor)? { handedOver.withLock { $0?.executor } as? any TaskExecutor }
 }
 
 /// The writing half of a connection switched to another protocol (see ``HTTPUpgrade``); what the

@@ -70,8 +70,11 @@ extension Executor {
             response.body.cancel()
             throw CourierError(.webSocket(error), request: request, response: response.head)
         }
+        let readingExecutor: (any Sendable)? =
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) { upgrade.readingExecutor } else { nil }
         let engine = SocketEngine(
-            connection: connection, options: options, compression: accepted.compression, clock: clock, request: request)
+            connection: connection, options: options, compression: accepted.compression, clock: clock, request: request,
+            readingExecutor: readingExecutor)
         engine.start(reading: response.body)
         return WebSocket(engine: engine, response: response.head, subprotocol: accepted.subprotocol)
     }

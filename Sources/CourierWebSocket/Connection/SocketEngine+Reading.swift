@@ -30,7 +30,19 @@ extension SocketEngine {
             parser.append(chunk)
             do throws(WebSocketFailure) {
                 while let frame = try parser.next() {
-                    guard let event = try assembler.take(frame) else { continue }
+                    let event: MessageAssembler.Event?
+                    if assembler.inflates(frame, atLeast: Self.offLoopInflation), #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *),
+                        readingExecutor != nil
+                    {
+                        // A large compressed message is inflated off the transport's loop, where
+                        // the read loop runs: it would hold up the loop's other connections.
+                        event = try await withTaskExecutorPreference(globalConcurrentExecutor) { () async throws(WebSocketFailure) in
+                            try assembler.take(frame)
+                        }
+                    } else {
+                        event = try assembler.take(frame)
+                    }
+                    guard let event else { continue }
                     guard await handle(event) else { return }
                 }
             } catch {
@@ -39,6 +51,10 @@ extension SocketEngine {
             }
         }
     }
+
+    /// The compressed size from which a message is inflated on the global concurrent executor
+    /// rather than on the loop that reads the connection.
+    static let offLoopInflation = 64 << 10
 
     /// Acts on one event; `false` when the socket is over and reading stops.
     private func handle(_ event: MessageAssembler.Event) async -> Bool {

@@ -46,10 +46,15 @@ final class SocketEngine: Sendable {
     private let random = RandomSource.system
     let state = Locked(State())
 
+    /// Where the connection's reads arrive (an `any TaskExecutor`, such as a transport's event
+    /// loop), when the transport named one: the read loop runs there.
+    let readingExecutor: (any Sendable)?
+
     init(
         connection: any UpgradedConnection, options: WebSocketOptions, compression: NegotiatedCompression? = nil, clock: any Clock<Duration>,
-        request: Request
+        request: Request, readingExecutor: (any Sendable)? = nil
     ) {
+        self.readingExecutor = readingExecutor
         self.connection = connection
         self.options = options
         self.compression = compression
@@ -58,9 +63,16 @@ final class SocketEngine: Sendable {
         self.buffer = MessageBuffer(capacity: options.bufferedMessages)
     }
 
-    /// Starts reading `inbound` (the bytes after the `101`) and the keep-alive pings.
+    /// Starts reading `inbound` (the bytes after the `101`) and the keep-alive pings. The read
+    /// loop runs where the transport delivers the bytes, when it said where: a message then
+    /// reaches the loop without a thread hand-off.
     func start(reading inbound: ByteStream) {
-        let reader = Task { await self.read(inbound) }
+        let reader: Task<Void, Never>
+        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *), let executor = readingExecutor as? any TaskExecutor {
+            reader = Task(executorPreference: executor) { await self.read(inbound) }
+        } else {
+            reader = Task { await self.read(inbound) }
+        }
         var tasks = [reader]
         if let interval = options.pingInterval {
             tasks.append(Task { await self.keepAlive(every: interval) })

@@ -44,6 +44,17 @@ package struct MessageAssembler: Sendable {
         self.compression = compression
     }
 
+    /// Whether taking `frame` inflates a compressed message of at least `bytes` bytes on the
+    /// wire (the frame ends one, and it and the parts before it come to that many).
+    package func inflates(_ frame: WebSocketFrame, atLeast bytes: Int) -> Bool {
+        guard frame.isFinal, compression != nil, parts.count + frame.payload.count >= bytes else { return false }
+        switch frame.opcode {
+        case .continuation: return compressed
+        case .text, .binary: return frame.isCompressed
+        default: return false
+        }
+    }
+
     /// Takes the next frame; returns what it completed, if anything.
     /// - Throws: ``WebSocketFailure`` with the close code to send.
     package mutating func take(_ frame: WebSocketFrame) throws(WebSocketFailure) -> Event? {

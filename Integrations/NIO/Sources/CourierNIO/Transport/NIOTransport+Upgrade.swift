@@ -51,7 +51,8 @@ extension NIOTransport {
                 let pipeline = channel.pipeline.syncOperations
                 try pipeline.addHandler(encoder)
                 try pipeline.addHandler(decoder)
-                try pipeline.addHandler(UpgradeHandler(promise: promise, httpHandlers: [encoder, decoder]))
+                try pipeline.addHandler(
+                    UpgradeHandler(promise: promise, httpHandlers: [encoder, decoder], request: request, bufferLimit: options.bufferLimit))
                 channel.write(HTTPClientRequestPart.head(head), promise: nil)
                 if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
@@ -76,13 +77,14 @@ extension NIOTransport {
         case .answered(let answer, let body):
             let data = body.map { Data(buffer: $0) } ?? Data()
             return StreamedResponse(head: Self.response(answer, url: url), body: ByteStream(data))
-        case .switched(let answer, let wrapped):
-            guard let (connection, stream) = await SwitchedConnection.start(wrapped, request: request, bufferLimit: options.bufferLimit)
-            else {
-                channel.close(promise: nil)
-                throw CourierError(.transport(TransportFailure(.connectionLost, message: "the connection closed as it switched protocols")), request: request)
+        case .switched(let answer, let connection, let stream):
+            // The new protocol's read loop runs on the connection's event loop, where its bytes
+            // arrive: no thread hand-off per read.
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+                upgrade.accept(connection, readingOn: EventLoopTaskExecutor(connection.channel.eventLoop))
+            } else {
+                upgrade.accept(connection)
             }
-            upgrade.accept(connection)
             return StreamedResponse(head: Self.response(answer, url: url), body: stream)
         }
     }
