@@ -226,6 +226,11 @@ for label, kind, totals in (("100-byte text", "small", (4000, 16000)), ("1 MiB b
                             ("websocketkit-async", "websocket-kit, async")):
             WEBSOCKET_ROWS.append(("WS. echo, Courier vs %s, %s, concurrency %d" % (name, label, concurrency), kind, concurrency, total,
                                    "courier", other, "≥ 1.0"))
+# Each socket's task on one of the transport's event loops (EventLoopTaskExecutor), against
+# websocket-kit's callbacks, which run on its loop too.
+for concurrency, total in ((1, 4000), (16, 16000)):
+    WEBSOCKET_ROWS.append(("WS. echo, Courier from tasks on the loops vs websocket-kit, callbacks, 100-byte text, concurrency %d" % concurrency,
+                           "small", concurrency, total, "courier-loop", "websocketkit", "≥ 1.0"))
 for concurrency, total in ((1, 2000), (16, 8000)):
     WEBSOCKET_ROWS.append(("WS. echo, permessage-deflate, Courier vs swift-websocket (zlib), 16 KiB JSON text, concurrency %d" % concurrency,
                            "json", concurrency, total, "courier-deflate", "hummingbird-deflate", "≥ 1.0"))

@@ -1,10 +1,13 @@
 // Courier's socket on its own transport, as an application opens it: the handshake a request
-// with a timeout, a 16 MiB message limit, messages read from `messages`.
+// with a timeout, a 16 MiB message limit, messages read from `messages`. With `onLoops`, each
+// socket's task prefers one of the transport's event loops in turn (EventLoopTaskExecutor), as
+// CourierNIO's docs suggest for a long-running worker: the socket's connection opens on that
+// loop, and its read loop (a task the socket starts, which inherits the preference) runs there.
 import Courier
 import CourierNIO
 import Foundation
 
-func runCourier(url address: String, batch: Batch, deflate: Bool) async throws -> Race.Result {
+func runCourier(url address: String, batch: Batch, deflate: Bool, onLoops: Bool = false) async throws -> Race.Result {
     let executor = NIOExecutor.shared
     let socketOptions = {
         var options = WebSocketOptions(maximumMessageSize: 16 << 20)
@@ -20,7 +23,9 @@ func runCourier(url address: String, batch: Batch, deflate: Bool) async throws -
     let race = Race(sockets: batch.sockets)
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<batch.sockets {
-            group.addTask {
+            let loop: (any TaskExecutor)? =
+                if onLoops, #available(macOS 15, *) { executor.transport.taskExecutor() } else { nil }
+            group.addTask(executorPreference: loop) {
                 let socket = try await executor.webSocket(.get |> url(address) |> timeout(10), options: socketOptions)
                 if deflate, socket.compression == nil { throw BenchmarkError("the server declined permessage-deflate") }
                 var replies = socket.messages.makeAsyncIterator()

@@ -6,7 +6,7 @@
 //     small: a text message of 100 bytes; large: a binary message of 1 MiB (random bytes);
 //     json: a text message of 16 KiB of JSON (compressible)
 //     V: courier, courier-deflate (Courier's socket on CourierNIO, permessage-deflate asked
-//     for), hummingbird, hummingbird-deflate (swift-websocket's WebSocketClient),
+//     for), courier-loop (each socket's task on one of the transport's event loops), hummingbird, hummingbird-deflate (swift-websocket's WebSocketClient),
 //     websocketkit (vapor/websocket-kit, callbacks on its event loop), websocketkit-async (the
 //     same from a task, echoes read from an AsyncStream)
 //
@@ -57,6 +57,7 @@ do {
     let result: Race.Result
     switch options.variant {
     case "courier": result = try await runCourier(url: options.url, batch: batch, deflate: false)
+    case "courier-loop": result = try await runCourier(url: options.url, batch: batch, deflate: false, onLoops: true)
     case "courier-deflate": result = try await runCourier(url: options.url, batch: batch, deflate: true)
     case "hummingbird": result = try await runHummingbird(url: options.url, batch: batch, deflate: false)
     case "hummingbird-deflate": result = try await runHummingbird(url: options.url, batch: batch, deflate: true)
