@@ -282,10 +282,11 @@ public struct Exchange: Executor {
     /// The transport's answer to `hop`. Sent directly when no timer watches the hop, or when the
     /// transport gathers the body under the rules (its stream is armed with the timer from the
     /// start, and the timer stops the transfer by stopping that stream: no task of its own);
-    /// otherwise the hop runs as a task of its own, which the timer cancels.
+    /// otherwise the hop runs as a task of its own, which the timer cancels (preferring the task
+    /// executor its caller prefers, so a call from an event loop stays on it).
     private func transport(_ hop: Request, options: StreamOptions, timer: IdleTimer?) async throws -> StreamedResponse {
         guard let timer, !options.buffersBody else { return try await transport.send(hop: hop, options: options) }
-        let work = Task { [transport] in try await transport.send(hop: hop, options: options) }
+        let work = Task.inheritingPreference { [transport] in try await transport.send(hop: hop, options: options) }
         timer.start { work.cancel() }
         return try await withTaskCancellationHandler {
             try await work.value
