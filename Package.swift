@@ -135,7 +135,7 @@ let package = Package(
         // not released: begin
         .target(
             name: "CourierSoak",
-            dependencies: ["CourierCore", "CourierConformance"],
+            dependencies: ["CourierCore", "CourierConformance", "CourierWebSocket"],
             path: "Sources/CourierSoak",
             swiftSettings: librarySettings
         ),

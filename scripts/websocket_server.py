@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import serve
 from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Response
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -47,8 +48,11 @@ async def handler(ws):
         count = int(query.get("count", ["100"])[0])
         size = int(query.get("size", ["1024"])[0])
         payload = b"\x00" * size
-        for _ in range(count):
-            await ws.send(payload)
+        try:
+            for _ in range(count):
+                await ws.send(payload)
+        except ConnectionClosed:
+            return  # a client that stopped reading and went (the soak cancels such readers)
         await ws.close(1000, "done")
     elif url.path == "/headers":
         await ws.send(json.dumps({name: value for name, value in ws.request.headers.raw_items()}))

@@ -2,6 +2,7 @@ import CourierConformance
 import CourierCore
 import CourierResilience
 import CourierTesting
+import CourierWebSocket
 import Foundation
 
 /// Mixed traffic against the loopback test servers for a while, at a fixed concurrency, to show
@@ -38,6 +39,9 @@ public enum Soak {
         let context = Context(
             plain: executor, authenticated: executor.with(auth), auth: auth, servers: servers,
             scratch: configuration.scratchDirectory, tally: tally)
+        // WebSockets only where the transport upgrades connections and a peer listens.
+        let upgrades = executor.exchange.transport is any UpgradesConnections && servers.webSocket != nil
+        let operations = SoakOperation.allCases.filter { upgrades || !$0.needsWebSocket }
         try? FileManager.default.createDirectory(at: configuration.scratchDirectory, withIntermediateDirectories: true)
         let clock = ContinuousClock()
         let start = clock.now
@@ -49,7 +53,7 @@ public enum Soak {
                     let random = RandomSource.seeded(configuration.seed &+ UInt64(worker))
                     var iteration = 0
                     while clock.now < end {
-                        var operation = SoakOperation.random(using: random)
+                        var operation = SoakOperation.random(using: random, among: operations)
                         if let only = configuration.only { operation = only }
                         let started = clock.now
                         await context.perform(operation, worker: worker, iteration: iteration, random: random)
@@ -136,6 +140,9 @@ private struct Context: Sendable {
     let tally: Tally
     /// Tells this run's server-side keys from another run's.
     let run = UUID().uuidString
+    /// The WebSocket peer that compresses (`scripts/websocket_server.py`'s third port), when
+    /// given: every other WebSocket goes there with permessage-deflate.
+    let compressingPeer = ProcessInfo.processInfo.environment["COURIER_WEBSOCKET_DEFLATE_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
     func perform(_ operation: SoakOperation, worker: Int, iteration: Int, random: RandomSource) async {
         do {
@@ -216,7 +223,65 @@ private struct Context: Sendable {
             let current = Int(auth.currentCredential?.dropFirst() ?? "0") ?? 0
             let response = try await authenticated.send(.get |> url("\(stream)/auth?min=\(current + 1)"))
             try expect(response.status == 200, "200 after a refresh, got \(response.status)")
+        case .webSocket:
+            try await echoes(iteration: iteration, random: random)
+        case .webSocketCancelled:
+            try await floodCancelled(random: random)
         }
+    }
+
+    /// Eight echoes of 1 byte to 64 KiB, text and binary, on a socket of its own (compressed every
+    /// other time when the compressing peer is given), then the client's closing handshake.
+    private func echoes(iteration: Int, random: RandomSource) async throws {
+        var options = WebSocketOptions()
+        var peer = servers.webSocket
+        if let compressingPeer, iteration % 2 == 1 {
+            peer = compressingPeer
+            options.compression = .permessageDeflate
+        }
+        guard let peer else { throw SoakFailure("no WebSocket peer") }
+        let socket = try await plain.webSocket(.get |> url(peer + "/echo") |> timeout(30), options: options)
+        try expect(options.compression == nil || socket.compression != nil, "the compressing peer declined permessage-deflate")
+        var replies = socket.messages.makeAsyncIterator()
+        for index in 0..<8 {
+            let size = 1 + Int(random.next() % UInt64(64 << 10))
+            // Text that compresses (a short alphabet) and binary that does not quite.
+            let message: WebSocketMessage =
+                index % 2 == 0
+                ? .text(String(repeating: "soak é ", count: size / 8 + 1))
+                : .binary(Data((0..<size).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ index) }))
+            try await socket.send(message)
+            let echo = try await replies.next()
+            try expect(echo == message, "an echo of \(echo?.data.count ?? -1) bytes for \(message.data.count)")
+        }
+        try await socket.close(.normalClosure, reason: "soak")
+        let closed = try await socket.closed
+        try expect(closed == WebSocketClose(initiator: .client, code: .normalClosure, reason: "soak"), "the close ended as \(closed)")
+        try expect(try await replies.next() == nil, "messages after the close")
+    }
+
+    /// A socket reading a flood, its reading task cancelled after 1 to 50 messages: the socket
+    /// ends at once with a cancellation (the injected failure), and its connection goes.
+    private func floodCancelled(random: RandomSource) async throws {
+        guard let peer = servers.webSocket else { throw SoakFailure("no WebSocket peer") }
+        let socket = try await plain.webSocket(.get |> url(peer + "/flood?count=100000&size=256") |> timeout(30))
+        let wanted = 1 + Int(random.next() % 50)
+        let (reached, signal) = AsyncStream.makeStream(of: Void.self)
+        let reader = Task {
+            var seen = 0
+            for try await _ in socket.messages {
+                seen += 1
+                if seen == wanted { signal.finish() }
+            }
+            signal.finish()
+            return seen
+        }
+        for await _ in reached {}
+        reader.cancel()
+        let seen = try await reader.value
+        // The flood ran out before the cancel was seen: then the server closed it.
+        let closed = try await socket.closed
+        throw SoakFailure("a cancelled reader read the flood to its end (\(seen) messages, \(closed))")
     }
 
     private func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
