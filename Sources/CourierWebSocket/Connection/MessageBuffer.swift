@@ -2,14 +2,16 @@ import CourierCore
 
 /// The messages read from the socket and not yet taken by its reader: at most `capacity`, then
 /// the socket's read loop waits (and so stops reading the connection). One reader at a time.
+/// Its continuations are unchecked (no allocation per wait): each is stored under the lock and
+/// taken out of it by the one call that resumes it.
 final class MessageBuffer: Sendable {
     private struct State {
         var queue: [WebSocketMessage] = []
         var head = 0
         /// How the stream ended: `nil` while open, a failure or `.success` for a clean end.
         var end: Result<Void, CourierError>?
-        var reader: CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>?
-        var writer: CheckedContinuation<Bool, Never>?
+        var reader: UnsafeContinuation<Result<WebSocketMessage?, CourierError>, Never>?
+        var writer: UnsafeContinuation<Bool, Never>?
         var count: Int { queue.count - head }
 
         mutating func take() -> WebSocketMessage {
@@ -36,7 +38,7 @@ final class MessageBuffer: Sendable {
 
     /// Adds `message`, waiting while the buffer is full; `false` once the stream ended.
     func push(_ message: WebSocketMessage) async -> Bool {
-        enum Step { case done(Bool), resume(CheckedContinuation<Result<WebSocketMessage?, CourierError>, Never>), wait }
+        enum Step { case done(Bool), resume(UnsafeContinuation<Result<WebSocketMessage?, CourierError>, Never>), wait }
         let step: Step = state.withLock { state in
             guard state.end == nil else { return .done(false) }
             if let reader = state.reader {
@@ -52,7 +54,7 @@ final class MessageBuffer: Sendable {
             reader.resume(returning: .success(message))
             return true
         case .wait:
-            return await withCheckedContinuation { continuation in
+            return await withUnsafeContinuation { continuation in
                 let open: Bool? = state.withLock { state in
                     guard state.end == nil else { return false }
                     guard state.count >= capacity else { return true }
@@ -81,8 +83,8 @@ final class MessageBuffer: Sendable {
     func next() async -> Result<WebSocketMessage?, CourierError> {
         let ready: Result<WebSocketMessage?, CourierError>? = takeReady()
         if let ready { return ready }
-        return await withCheckedContinuation { continuation in
-            let (ready, writer) = state.withLock { state -> (Result<WebSocketMessage?, CourierError>?, CheckedContinuation<Bool, Never>?) in
+        return await withUnsafeContinuation { continuation in
+            let (ready, writer) = state.withLock { state -> (Result<WebSocketMessage?, CourierError>?, UnsafeContinuation<Bool, Never>?) in
                 guard let value = Self.ready(&state) else {
                     state.reader = continuation
                     return (nil, nil)

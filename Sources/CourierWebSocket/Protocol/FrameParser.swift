@@ -101,13 +101,14 @@ package struct FrameParser: Sendable {
         let total = headerLength + maskLength + Int(length)
         guard available >= total else { return nil }
         let payloadStart = start + headerLength + maskLength
-        var payload = Array(buffer[payloadStart..<(start + total)])
+        var payload = Data(buffer[payloadStart..<(start + total)])
         if masked {
-            let key = Array(buffer[(start + headerLength)..<payloadStart])
-            payload.withUnsafeMutableBufferPointer { WebSocketFrame.mask($0, from: 0, key: key) }
+            let keyStart = start + headerLength
+            let key = UInt32(buffer[keyStart]) << 24 | UInt32(buffer[keyStart + 1]) << 16 | UInt32(buffer[keyStart + 2]) << 8 | UInt32(buffer[keyStart + 3])
+            payload.withUnsafeMutableBytes { WebSocketFrame.mask($0, key: key) }
         }
         start += total
-        return WebSocketFrame(opcode, payload: Data(payload), isFinal: isFinal, isCompressed: rsv1)
+        return WebSocketFrame(opcode, payload: payload, isFinal: isFinal, isCompressed: rsv1)
     }
 
     private static func violation(_ message: String) -> WebSocketFailure {

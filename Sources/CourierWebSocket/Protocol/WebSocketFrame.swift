@@ -40,52 +40,49 @@ package struct WebSocketFrame: Sendable, Equatable {
     }
 
     /// The frame as it goes on the wire: masked with `mask` when one is given (a client masks
-    /// every frame, RFC 6455 §5.3; a server never does), its length in the shortest form.
+    /// every frame, RFC 6455 §5.3; a server never does; the key's bytes go out most significant
+    /// first), its length in the shortest form. Written once, into the buffer that is returned.
     package func encoded(mask: UInt32?) -> Data {
         let count = payload.count
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 14)
-        bytes.append((isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue)
-        let maskBit: UInt8 = mask == nil ? 0 : 0x80
-        if count < 126 {
-            bytes.append(maskBit | UInt8(count))
-        } else if count <= 0xFFFF {
-            bytes.append(maskBit | 126)
-            bytes.append(UInt8(count >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: count))
-        } else {
-            bytes.append(maskBit | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(shift))) }
+        let lengthBytes = count < 126 ? 0 : count <= 0xFFFF ? 2 : 8
+        let headerLength = 2 + lengthBytes + (mask == nil ? 0 : 4)
+        var wire = Data(count: headerLength + count)
+        wire.withUnsafeMutableBytes { raw in
+            raw[0] = (isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue
+            let lengthCode: UInt8 = lengthBytes == 0 ? UInt8(count) : lengthBytes == 2 ? 126 : 127
+            raw[1] = (mask == nil ? 0 : 0x80) | lengthCode
+            for index in 0..<lengthBytes {
+                raw[2 + index] = UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(8 * (lengthBytes - 1 - index)))
+            }
+            if let mask {
+                for index in 0..<4 { raw[2 + lengthBytes + index] = UInt8(truncatingIfNeeded: mask >> UInt32(24 - 8 * index)) }
+            }
+            let body = UnsafeMutableRawBufferPointer(rebasing: raw[headerLength...])
+            _ = payload.copyBytes(to: body.bindMemory(to: UInt8.self))
+            if let mask { Self.mask(body, key: mask) }
         }
-        guard let mask else {
-            bytes.append(contentsOf: payload)
-            return Data(bytes)
-        }
-        let key = [UInt8(mask >> 24), UInt8(truncatingIfNeeded: mask >> 16), UInt8(truncatingIfNeeded: mask >> 8), UInt8(truncatingIfNeeded: mask)]
-        bytes.append(contentsOf: key)
-        let start = bytes.count
-        bytes.append(contentsOf: payload)
-        bytes.withUnsafeMutableBufferPointer { buffer in Self.mask(buffer, from: start, key: key) }
-        return Data(bytes)
+        return wire
     }
 
-    /// XORs `buffer[start...]` with the 4-byte `key`, in place (masking and unmasking are the same).
-    package static func mask(_ buffer: UnsafeMutableBufferPointer<UInt8>, from start: Int, key: [UInt8]) {
-        var index = start
+    /// XORs `buffer` with the 4-byte masking `key` (its most significant byte first, as on the
+    /// wire), in place: masking and unmasking are the same.
+    package static func mask(_ buffer: UnsafeMutableRawBufferPointer, key: UInt32) {
+        let bytes = (
+            UInt8(truncatingIfNeeded: key >> 24), UInt8(truncatingIfNeeded: key >> 16), UInt8(truncatingIfNeeded: key >> 8),
+            UInt8(truncatingIfNeeded: key)
+        )
+        // Eight bytes of the key repeated, in memory order: the same whatever the byte order.
+        let pattern = (bytes.0, bytes.1, bytes.2, bytes.3, bytes.0, bytes.1, bytes.2, bytes.3)
+        let word = withUnsafeBytes(of: pattern) { $0.loadUnaligned(as: UInt64.self) }
+        var index = 0
         let end = buffer.count
-        let wide = UInt64(key[0]) | UInt64(key[1]) << 8 | UInt64(key[2]) << 16 | UInt64(key[3]) << 24
-        let word = wide | wide << 32
-        if let base = buffer.baseAddress {
-            while end - index >= 8 {
-                let raw = UnsafeMutableRawPointer(base + index)
-                raw.storeBytes(of: raw.loadUnaligned(as: UInt64.self) ^ word, as: UInt64.self)
-                index += 8
-            }
+        while end - index >= 8 {
+            buffer.storeBytes(of: buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ word, toByteOffset: index, as: UInt64.self)
+            index += 8
         }
-        var keyIndex = (index - start) & 3
+        // What is left (under eight bytes) starts at a multiple of four: byte i takes key byte i % 4.
         while index < end {
-            buffer[index] ^= key[keyIndex]
-            keyIndex = (keyIndex + 1) & 3
+            buffer[index] ^= UInt8(truncatingIfNeeded: key >> UInt32(24 - 8 * (index & 3)))
             index += 1
         }
     }

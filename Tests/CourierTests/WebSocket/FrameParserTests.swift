@@ -44,6 +44,11 @@ struct FrameParserTests {
         let encoded = WebSocketFrame(.text, payload: payload).encoded(mask: 0xA1B2_C3D4)
         #expect(encoded[1] & 0x80 != 0)
         if length >= 4 { #expect(encoded.suffix(length) != payload) }
+        // On the wire as RFC 6455 §5.3 says: the key's bytes in order, then byte i XOR key[i % 4].
+        let header = length < 126 ? 2 : 4
+        let key: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
+        #expect(Array(encoded.dropFirst(header).prefix(4)) == key)
+        #expect(Array(encoded.suffix(length)) == payload.enumerated().map { $0.element ^ key[$0.offset % 4] })
         var parser = FrameParser(role: .server, maximumFrameSize: 1 << 20)
         parser.append(encoded)
         #expect(try parser.next() == WebSocketFrame(.text, payload: payload))
