@@ -16,7 +16,8 @@ import Foundation
 ///   zlib (any level, strategy and window, a sync flush per message, the context taken over) and
 ///   must inflate to itself message by message; and each message compressed by Courier's deflater
 ///   (within the window of the first byte's bits) must inflate to itself in Courier's inflater and
-///   in zlib's, held to that window.
+///   in zlib's, held to that window: on its own, and with the context taken over (each message
+///   compressed with the ones before it as history, read by one running inflater of each).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     guard count > 0 else { return 0 }
@@ -74,6 +75,21 @@ private func roundTrip(_ rest: [UInt8], control: UInt8) {
         let zlib = zlibInflate([payload + tail], windowBits: windowBits, cap: message.count + 1)
         require(zlib.status != Z_DATA_ERROR && zlib.outputs.first == message, "zlib read the deflater's message (window \(windowBits)) as \(zlib)")
     }
+    // The context taken over: each message compressed with the ones before it as its history,
+    // read by one inflater (Courier's, then zlib's one stream) whose window runs across them.
+    var history: [UInt8] = []
+    var payloads: [[UInt8]] = []
+    for message in messages {
+        payloads.append(Deflater.compress(message, windowBits: windowBits, history: history))
+        history = Array((history + message).suffix(1 << windowBits))
+    }
+    var running = Inflater()
+    for (message, payload) in zip(messages, payloads) {
+        require((try? running.inflate(payload + tail, limit: limit, keepsWindow: true)) == message, "the deflater's message with its history did not inflate to itself")
+    }
+    let cap = (messages.map(\.count).max() ?? 0) + 1
+    let zlib = zlibInflate(payloads.map { $0 + tail }, windowBits: windowBits, cap: cap)
+    require(zlib.status != Z_DATA_ERROR && zlib.outputs == messages, "zlib read the deflater's messages with their history (window \(windowBits)) as \(zlib)")
 }
 
 private struct ZlibOutcome: CustomStringConvertible {

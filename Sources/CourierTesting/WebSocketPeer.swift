@@ -43,7 +43,7 @@ extension Stub {
                         answer.set("Sec-WebSocket-Accept", Handshake.accept(for: request.headers["Sec-WebSocket-Key"] ?? ""))
                         if let subprotocol { answer.set("Sec-WebSocket-Protocol", subprotocol) }
                         let offered = request.headers["Sec-WebSocket-Extensions"].map { $0.contains("permessage-deflate") } ?? false
-                        if compression, offered { answer.set("Sec-WebSocket-Extensions", "permessage-deflate; client_no_context_takeover") }
+                        if compression, offered { answer.set("Sec-WebSocket-Extensions", "permessage-deflate") }
                         return answer
                     },
                     peer: { connection in try? await script(WebSocketPeer(connection, compression: compression)) }))
@@ -127,8 +127,9 @@ public actor WebSocketPeer {
                 data.append(frame.payload)
                 guard frame.isFinal else { continue }
                 if compressed {
-                    // The client takes no context over between its messages: neither does this.
-                    guard let inflated = try? inflater.inflate([UInt8](data) + [0, 0, 0xFF, 0xFF], limit: 1 << 30, keepsWindow: false) else {
+                    // The window runs across the client's messages (it may take the context
+                    // over); a message compressed on its own never refers to it.
+                    guard let inflated = try? inflater.inflate([UInt8](data) + [0, 0, 0xFF, 0xFF], limit: 1 << 30, keepsWindow: true) else {
                         throw WebSocketFailure(.protocolError, message: "the client's compressed message does not inflate")
                     }
                     data = Data(inflated)

@@ -3,9 +3,10 @@
 /// fixed Huffman codes in one block, ended by a sync flush whose `00 00 FF FF` is left off (the
 /// receiver puts it back).
 ///
-/// Each message is compressed on its own (no context taken over from earlier ones, which is what
-/// the client offers with `client_no_context_takeover`), and no match reaches further back than
-/// the window the server allowed (`client_max_window_bits`).
+/// A message is compressed on its own, or with the messages compressed before it as its history
+/// when the context is taken over (RFC 7692 §7.2.3.2: a match may reach into them; the server's
+/// inflater keeps them as its window), and no match reaches further back than the window the
+/// server allowed (`client_max_window_bits`).
 package enum Deflater {
     /// The longest hash chain followed for a match: more finds longer matches, at more CPU.
     static let chainLimit = 24
@@ -18,11 +19,17 @@ package enum Deflater {
     package static let maximumInput = 1 << 30
 
     /// `input` compressed, with back-references at most `1 << windowBits` bytes long
-    /// (`windowBits` between 8 and 15).
-    package static func compress(_ input: [UInt8], windowBits: Int = 15) -> [UInt8] {
+    /// (`windowBits` between 8 and 15), reaching into `history` (what this end compressed before,
+    /// the last window of it) when one is given.
+    package static func compress(_ input: [UInt8], windowBits: Int = 15, history: [UInt8] = []) -> [UInt8] {
         guard input.count <= maximumInput else { return stored(input) }
         let window = 1 << min(15, max(8, windowBits))
-        var writer = BitWriter(capacity: input.count / 2 + 16)
+        // The history's last window, then the input: matches are found in both, symbols are
+        // written for the input alone.
+        let kept = history.count > window ? Array(history.suffix(window)) : history
+        let input = kept.isEmpty ? input : kept + input
+        let first = kept.count
+        var writer = BitWriter(capacity: (input.count - first) / 2 + 16)
         writer.write(0b010, bits: 3)  // not final; fixed codes
         let count = input.count
         let hashBits = min(15, max(8, Int.bitWidth - count.leadingZeroBitCount))
@@ -64,7 +71,12 @@ package enum Deflater {
                         while length < limit, base[candidate + length] == base[position + length] { length += 1 }
                         return length
                     }
+                    // The history's positions go into the chains, as if just written.
                     var position = 0
+                    while position < first {
+                        if count - position >= 3 { insert(position) }
+                        position += 1
+                    }
                     while position < count {
                         var bestLength = 0
                         var bestDistance = 0

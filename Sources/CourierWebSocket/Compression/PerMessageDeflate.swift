@@ -3,11 +3,13 @@ import CourierCore
 /// The permessage-deflate negotiation (RFC 7692 §7.1): the client's offer, and the checks a
 /// client makes of the server's answer.
 package enum PerMessageDeflate {
-    /// The `Sec-WebSocket-Extensions` offer: this end takes no context over between its messages
-    /// and lets the server bound its window; the server is asked to take none over when
+    /// The `Sec-WebSocket-Extensions` offer: this end lets the server bound its window, says when
+    /// it takes no context over between its messages, and asks the server to take none over when
     /// `compression` says so.
     package static func offer(_ compression: WebSocketCompression) -> String {
-        var offer = "permessage-deflate; client_no_context_takeover; client_max_window_bits"
+        var offer = "permessage-deflate"
+        if compression.clientNoContextTakeover { offer += "; client_no_context_takeover" }
+        offer += "; client_max_window_bits"
         if compression.serverNoContextTakeover { offer += "; server_no_context_takeover" }
         return offer
     }
@@ -28,7 +30,11 @@ package enum PerMessageDeflate {
         guard name == "permessage-deflate" else {
             throw failed("the server chose the extension \(name.prefix(40).debugDescription), which was not offered")
         }
-        var negotiated = NegotiatedCompression(serverNoContextTakeover: false, serverMaxWindowBits: 15, clientMaxWindowBits: 15)
+        // This end takes no context over when it said so, or when the server asks it not to
+        // (RFC 7692 §7.1.1.2).
+        var negotiated = NegotiatedCompression(
+            serverNoContextTakeover: false, serverMaxWindowBits: 15, clientMaxWindowBits: 15,
+            clientNoContextTakeover: offered?.clientNoContextTakeover ?? true)
         var seen: Set<String> = []
         for parameter in parameters {
             let (rawName, rawValue) = HTTPSyntax.nameAndValue(of: parameter)
@@ -38,7 +44,7 @@ package enum PerMessageDeflate {
             switch name {
             case "server_no_context_takeover", "client_no_context_takeover":
                 guard value == nil else { throw failed("permessage-deflate's \(name) takes no value") }
-                if name == "server_no_context_takeover" { negotiated.serverNoContextTakeover = true }
+                if name == "server_no_context_takeover" { negotiated.serverNoContextTakeover = true } else { negotiated.clientNoContextTakeover = true }
             case "server_max_window_bits", "client_max_window_bits":
                 guard let value, let bits = windowBits(value) else {
                     throw failed("permessage-deflate's \(name) needs a value from 8 to 15")

@@ -5,9 +5,12 @@
 /// zlib), never past ``WebSocketOptions/maximumMessageSize`` — a small message that would inflate
 /// to gigabytes fails the socket with ``WebSocketFailure/Kind/messageTooLarge`` and close code
 /// 1009 once it reaches the limit. Messages this end sends are compressed when they are at least
-/// ``minimumSize`` bytes and compression makes them shorter; each on its own (no context is taken
-/// over between them, so the server keeps none for this end), within the window the server
-/// allows. A server that declines leaves every message uncompressed.
+/// ``minimumSize`` bytes and compression makes them shorter, within the window the server allows,
+/// with the context taken over: a message may refer back to the ones compressed before it (the
+/// last 32 KiB at most), which shrinks a feed of similar messages several times over. Set
+/// ``clientNoContextTakeover`` to compress each message on its own (the server then keeps no window
+/// for this end; a server may ask for that too). A server that declines leaves every message
+/// uncompressed.
 ///
 /// ```swift
 /// var options = WebSocketOptions()
@@ -32,6 +35,11 @@ public struct WebSocketCompression: Sendable, Hashable {
     /// at some cost in how well the server compresses. `false` by default; a server may choose
     /// it even when not asked.
     public var serverNoContextTakeover: Bool
+    /// Whether this end compresses each message on its own (`client_no_context_takeover`), rather
+    /// than with the messages it compressed before as their context: no 32 KiB of history kept
+    /// here, no window for this end kept by the server, at some cost in how well small, similar
+    /// messages compress. `false` by default.
+    public var clientNoContextTakeover: Bool
 
     private var threshold: Int
 
@@ -39,9 +47,11 @@ public struct WebSocketCompression: Sendable, Hashable {
     /// - Parameters:
     ///   - minimumSize: The smallest message this end compresses.
     ///   - serverNoContextTakeover: Whether to ask the server to compress each message on its own.
-    public init(minimumSize: Int = 1024, serverNoContextTakeover: Bool = false) {
+    ///   - clientNoContextTakeover: Whether this end compresses each message on its own.
+    public init(minimumSize: Int = 1024, serverNoContextTakeover: Bool = false, clientNoContextTakeover: Bool = false) {
         self.threshold = max(0, minimumSize)
         self.serverNoContextTakeover = serverNoContextTakeover
+        self.clientNoContextTakeover = clientNoContextTakeover
     }
 
     /// permessage-deflate with the defaults above.
@@ -56,13 +66,14 @@ public struct NegotiatedCompression: Sendable, Hashable, CustomStringConvertible
     public var serverMaxWindowBits: Int
     /// The window this end's back-references stay within, as a power of two (8…15).
     public var clientMaxWindowBits: Int
+    /// Whether this end compresses each message on its own: it asked to, or the server did.
+    public var clientNoContextTakeover: Bool = true
 
-    /// The parameters in effect, written as a `Sec-WebSocket-Extensions` element (this end
-    /// always takes no context over between its messages).
+    /// The parameters in effect, written as a `Sec-WebSocket-Extensions` element.
     public var description: String {
         var text = "permessage-deflate"
         if serverNoContextTakeover { text += "; server_no_context_takeover" }
-        text += "; client_no_context_takeover"
+        if clientNoContextTakeover { text += "; client_no_context_takeover" }
         if serverMaxWindowBits != 15 { text += "; server_max_window_bits=\(serverMaxWindowBits)" }
         if clientMaxWindowBits != 15 { text += "; client_max_window_bits=\(clientMaxWindowBits)" }
         return text

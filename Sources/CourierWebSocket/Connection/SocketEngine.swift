@@ -44,6 +44,9 @@ final class SocketEngine: Sendable {
     let request: Request
     let buffer: MessageBuffer
     private let random = RandomSource.system
+    /// With the context taken over: the last window of what this end compressed, which the
+    /// server's inflater keeps as its window (written in the writing turn only).
+    private let sentHistory = Locked<[UInt8]>([])
     let state = Locked(State())
 
     /// Where the connection's reads arrive (an `any TaskExecutor`, such as a transport's event
@@ -88,9 +91,18 @@ final class SocketEngine: Sendable {
 
     // MARK: - Writing
 
+    /// Sends `message` as one frame in its turn (``frame(for:)`` runs in the turn: with the
+    /// context taken over, messages are compressed in the order they are sent).
+    /// - Throws: ``CourierError``: the socket closed or failed, or the connection failed.
+    func send(_ message: WebSocketMessage) async throws(CourierError) {
+        try await write(making: { frame(for: message) })
+    }
+
     /// `message` as one frame: compressed when the server accepted compression, the message is
-    /// at least ``WebSocketCompression/minimumSize`` and compressing makes it shorter.
-    func frame(for message: WebSocketMessage) -> WebSocketFrame {
+    /// at least ``WebSocketCompression/minimumSize`` and compressing makes it shorter; with the
+    /// context taken over, the messages compressed before it are its history, and it joins them.
+    /// Called in the writing turn.
+    private func frame(for message: WebSocketMessage) -> WebSocketFrame {
         let opcode: WebSocketOpcode
         let payload: Data
         switch message {
@@ -100,8 +112,20 @@ final class SocketEngine: Sendable {
         if let compression, let offered = options.compression, payload.count >= offered.minimumSize, !payload.isEmpty,
             payload.count <= Deflater.maximumInput
         {
-            let compressed = Deflater.compress([UInt8](payload), windowBits: compression.clientMaxWindowBits)
-            if compressed.count < payload.count { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
+            let bytes = [UInt8](payload)
+            let takesOver = !compression.clientNoContextTakeover
+            let history = takesOver ? sentHistory.withLock { $0 } : []
+            let compressed = Deflater.compress(bytes, windowBits: compression.clientMaxWindowBits, history: history)
+            if compressed.count < payload.count {
+                // A message sent as it is never reaches the server's inflater: only what was
+                // compressed becomes history.
+                if takesOver {
+                    let window = 1 << compression.clientMaxWindowBits
+                    let kept = bytes.count >= window ? Array(bytes.suffix(window)) : Array((history + bytes).suffix(window))
+                    sentHistory.withLock { $0 = kept }
+                }
+                return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true)
+            }
         }
         return WebSocketFrame(opcode, payload: payload)
     }
@@ -109,6 +133,12 @@ final class SocketEngine: Sendable {
     /// Sends `frame` in its turn, when `allowed` says the state lets it go (checked as it queues).
     /// - Throws: ``CourierError``: the socket closed or failed, or the connection failed.
     func write(_ frame: WebSocketFrame, allowed: (inout State) -> Bool = { !$0.closeSent }) async throws(CourierError) {
+        try await write(making: { frame }, allowed: allowed)
+    }
+
+    /// Sends the frame `make` gives in the writing turn, when `allowed` says the state lets it go
+    /// (checked as it queues).
+    private func write(making make: () -> WebSocketFrame, allowed: (inout State) -> Bool = { !$0.closeSent }) async throws(CourierError) {
         let refusal: CourierError? = state.withLock { state in
             if case .failure(let error) = state.outcome { return error }
             guard state.outcome == nil, allowed(&state) else {
@@ -121,7 +151,7 @@ final class SocketEngine: Sendable {
         defer { releaseTurn() }
         if case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
         do {
-            try await connection.write(frame.encoded(mask: UInt32(truncatingIfNeeded: random.next())))
+            try await connection.write(make().encoded(mask: UInt32(truncatingIfNeeded: random.next())))
         } catch {
             let failure = lost("the connection failed while a frame was written", underlying: error)
             // Once a close frame is on its way the end is the closing handshake's to decide: a

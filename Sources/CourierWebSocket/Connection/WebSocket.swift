@@ -62,8 +62,7 @@ public final class WebSocket: Sendable {
     /// - Throws: ``CourierError``: ``WebSocketFailure/Kind/closed`` once the socket is closing or
     ///   closed, the socket's failure once it failed.
     public func send(_ message: WebSocketMessage) async throws(CourierError) {
-        let frame = engine.frame(for: message)
-        try await whileWaiting { () async throws(CourierError) in try await engine.write(frame) }
+        try await whileWaiting { () async throws(CourierError) in try await engine.send(message) }
     }
 
     /// Sends `value` as a JSON text message.

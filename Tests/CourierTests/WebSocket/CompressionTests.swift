@@ -136,6 +136,38 @@ struct CompressionTests {
         #expect(Deflater.compress(runs).count < 1_000)
     }
 
+    @Test("with the context taken over, a message refers back to those before it and inflates in the server's running window", arguments: [9, 12, 15])
+    func contextTakenOver(windowBits: Int) throws {
+        var generator = SystemRandomNumberGenerator()
+        // A feed of similar JSON messages, some random bytes between them, and one longer than
+        // the window (its own tail is then the whole history).
+        let feed: [[UInt8]] = (0..<40).map { index in
+            switch index % 10 {
+            case 7: (0..<3_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            case 9: Array(Self.jsonLines.prefix(2_000)) + Array(repeating: UInt8(index), count: 40_000)
+            default: Array(#"{"id":\#(index),"symbol":"COUR","price":\#(100 + index).25,"venue":"loopback","side":"buy"}"#.utf8)
+            }
+        }
+        var history: [UInt8] = []
+        var inflater = Inflater()  // the server's: one window across the messages
+        var alone = 0
+        var together = 0
+        for (index, message) in feed.enumerated() {
+            let compressed = Deflater.compress(message, windowBits: windowBits, history: history)
+            #expect(try Self.inflate(&inflater, compressed) == message)
+            #expect(Self.farthestReference(compressed) <= 1 << windowBits)
+            history = Array((history + message).suffix(1 << windowBits))
+            if index % 10 < 7 {
+                together += compressed.count
+                alone += Deflater.compress(message, windowBits: windowBits).count
+            }
+        }
+        // The small messages are near copies of the ones before: far shorter with their context.
+        #expect(together * 2 < alone, "\(together) bytes with the context, \(alone) without")
+        let second = Deflater.compress(feed[1], windowBits: windowBits, history: feed[0])
+        #expect(second.count * 2 < Deflater.compress(feed[1], windowBits: windowBits).count)
+    }
+
     /// The longest distance in a fixed-code block the deflater wrote.
     static func farthestReference(_ bytes: [UInt8]) -> Int {
         var reader = (bytes: bytes, position: 0)
@@ -213,11 +245,20 @@ struct CompressionTests {
     @Test("the negotiation: what the server may answer to the offer, and what fails the handshake")
     func negotiation() throws {
         let offered = WebSocketCompression.permessageDeflate
-        #expect(PerMessageDeflate.offer(offered) == "permessage-deflate; client_no_context_takeover; client_max_window_bits")
+        #expect(PerMessageDeflate.offer(offered) == "permessage-deflate; client_max_window_bits")
         #expect(PerMessageDeflate.offer(WebSocketCompression(serverNoContextTakeover: true)).hasSuffix("; server_no_context_takeover"))
+        let alone = WebSocketCompression(clientNoContextTakeover: true)
+        #expect(PerMessageDeflate.offer(alone) == "permessage-deflate; client_no_context_takeover; client_max_window_bits")
         #expect(try PerMessageDeflate.accept(nil, offered: offered) == nil)
         let plain = try #require(try PerMessageDeflate.accept("permessage-deflate", offered: offered))
-        #expect(plain == NegotiatedCompression(serverNoContextTakeover: false, serverMaxWindowBits: 15, clientMaxWindowBits: 15))
+        #expect(
+            plain
+                == NegotiatedCompression(
+                    serverNoContextTakeover: false, serverMaxWindowBits: 15, clientMaxWindowBits: 15, clientNoContextTakeover: false))
+        #expect(plain.description == "permessage-deflate", "this end takes the context over")
+        // This end compresses each message alone when it said so, or when the server asks it to.
+        #expect(try PerMessageDeflate.accept("permessage-deflate", offered: alone)?.clientNoContextTakeover == true)
+        #expect(try PerMessageDeflate.accept("permessage-deflate; client_no_context_takeover", offered: offered)?.clientNoContextTakeover == true)
         let full = try #require(
             try PerMessageDeflate.accept(
                 #"Permessage-Deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=10; client_max_window_bits="9""#,
@@ -276,6 +317,37 @@ struct CompressionTests {
         var inflater = Inflater()
         #expect(try Self.inflate(&inflater, [UInt8](seen[0].payload)) == Array(large.utf8))
         #expect(seen[0].payload.count < large.utf8.count / 10)
+    }
+
+    @Test("the context taken over in memory: 100 similar messages from four tasks at once, each compressed in its turn, all inflated in the peer's one window")
+    func contextTakenOverInMemory() async throws {
+        let received = Locked<[String]>([])
+        let executor = Self.server { peer in
+            for _ in 0..<100 {
+                guard case .text(let text) = try await peer.receiveMessage() else { return }
+                received.withLock { $0.append(text) }
+            }
+            try await peer.close()
+            _ = try await peer.receiveFrame()
+        }
+        var options = WebSocketOptions()
+        options.compression = WebSocketCompression(minimumSize: 0)
+        let socket = try await executor.webSocket(Self.chat, options: options)
+        #expect(socket.compression?.clientNoContextTakeover == false)
+        let sent = (0..<4).map { task in
+            (0..<25).map { #"{"task":\#(task),"sequence":\#($0),"symbol":"COUR","venue":"loopback","side":"buy","quantity":100}"# }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for messages in sent {
+                group.addTask { for message in messages { try await socket.send(.text(message)) } }
+            }
+            try await group.waitForAll()
+        }
+        for try await _ in socket.messages {}
+        let arrived = received.withLock { $0 }
+        #expect(arrived.sorted() == sent.flatMap { $0 }.sorted())
+        // Each task's messages arrive in the order it sent them.
+        for messages in sent { #expect(arrived.filter { messages.contains($0) } == messages) }
     }
 
     @Test("a server that declines, or no offer: nothing is compressed, RSV1 stays a protocol error")

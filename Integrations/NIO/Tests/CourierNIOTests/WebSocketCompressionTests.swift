@@ -5,8 +5,9 @@ import Testing
 
 /// permessage-deflate (RFC 7692) over CourierNIO against Python's `websockets` with zlib
 /// (`COURIER_WEBSOCKET_DEFLATE_URL`, which `scripts/test` starts): its defaults are windows of 12
-/// bits both ways and the server's context taken over between messages, so this holds Courier's
-/// inflater to zlib's output and zlib to what Courier's deflater writes within a window of 4 KiB.
+/// bits both ways and both contexts taken over between messages, so this holds Courier's inflater
+/// to zlib's output and zlib to what Courier's deflater writes within a window of 4 KiB, each
+/// message referring back to the ones before it.
 @Suite("NIOExecutor: WebSocket compression", .serialized, .timeLimit(.minutes(2)))
 struct WebSocketCompressionTests {
     let executor = makeExecutor()
@@ -29,12 +30,13 @@ struct WebSocketCompressionTests {
         #expect(negotiated.clientMaxWindowBits == 12)
         #expect(negotiated.serverMaxWindowBits == 12)
         #expect(!negotiated.serverNoContextTakeover)
+        #expect(!negotiated.clientNoContextTakeover)
         var generator = SystemRandomNumberGenerator()
         let noise = Data((0..<(256 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let lines = String((0..<20_000).map { "{\"id\":\($0),\"name\":\"user \($0 % 97)\"}\n" }.joined())
         let messages: [WebSocketMessage] = [
             .text("hello ☃"), .text(lines), .binary(noise), .binary(Data(count: 1 << 20)), .text(""), .text(lines), .binary(Data([1])),
-        ]
+        ] + (0..<50).map { .text("{\"sequence\":\($0),\"symbol\":\"COUR\",\"venue\":\"loopback\",\"side\":\"buy\",\"quantity\":100}") }
         var iterator = socket.messages.makeAsyncIterator()
         for message in messages {
             try await socket.send(message)

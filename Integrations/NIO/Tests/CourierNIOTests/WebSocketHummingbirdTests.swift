@@ -46,14 +46,17 @@ struct WebSocketHummingbirdTests {
         #expect(closed.code == .normalClosure)
     }
 
-    @Test("compressed both ways: the server's context kept over 300 messages, or not when asked; large, small, incompressible")
+    @Test("compressed both ways: both contexts kept over 300 messages, or neither when asked; large, small, incompressible")
     func compressedEcho() async throws {
+        // Both ends taking the context over (each compressed message refers back to the ones
+        // before it), then both compressing each message on its own.
         for noTakeover in [false, true] {
             var options = WebSocketOptions()
-            options.compression = WebSocketCompression(minimumSize: 64, serverNoContextTakeover: noTakeover)
+            options.compression = WebSocketCompression(minimumSize: 64, serverNoContextTakeover: noTakeover, clientNoContextTakeover: noTakeover)
             let socket = try await open(options)
             let negotiated = try #require(socket.compression)
             #expect(negotiated.serverNoContextTakeover == noTakeover)
+            #expect(negotiated.clientNoContextTakeover == noTakeover)
             var messages: [WebSocketMessage] = [.text(Self.lines), .binary(Self.noise), .text("tiny"), .binary(Data(count: 1 << 20))]
             messages += (0..<300).map { .text("{\"sequence\":\($0),\"payload\":\"\(String(repeating: "abc", count: 40))\"}") }
             try await echo(messages, on: socket)
