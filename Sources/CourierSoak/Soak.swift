@@ -268,12 +268,13 @@ private struct Context: Sendable {
         let wanted = 1 + Int(random.next() % 50)
         let (reached, signal) = AsyncStream.makeStream(of: Void.self)
         let reader = Task {
+            // However the reading ends (a failure included), the wait below ends with it.
+            defer { signal.finish() }
             var seen = 0
             for try await _ in socket.messages {
                 seen += 1
                 if seen == wanted { signal.finish() }
             }
-            signal.finish()
             return seen
         }
         for await _ in reached {}
