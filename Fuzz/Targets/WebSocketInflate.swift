@@ -77,12 +77,8 @@ private func roundTrip(_ rest: [UInt8], control: UInt8) {
     }
     // The context taken over: each message compressed with the ones before it as its history,
     // read by one inflater (Courier's, then zlib's one stream) whose window runs across them.
-    var history: [UInt8] = []
-    var payloads: [[UInt8]] = []
-    for message in messages {
-        payloads.append(Deflater.compress(message, windowBits: windowBits, history: history))
-        history = Array((history + message).suffix(1 << windowBits))
-    }
+    var context = Deflater.Context(windowBits: windowBits)
+    let payloads = messages.map { Deflater.compress($0, context: &context) }
     var running = Inflater()
     for (message, payload) in zip(messages, payloads) {
         require((try? running.inflate(payload + tail, limit: limit, keepsWindow: true)) == message, "the deflater's message with its history did not inflate to itself")

@@ -18,34 +18,102 @@ package enum Deflater {
     /// blocks (valid, not smaller), and the socket sends it uncompressed.
     package static let maximumInput = 1 << 30
 
-    /// `input` compressed, with back-references at most `1 << windowBits` bytes long
-    /// (`windowBits` between 8 and 15), reaching into `history` (what this end compressed before,
-    /// the last window of it) when one is given.
-    package static func compress(_ input: [UInt8], windowBits: Int = 15, history: [UInt8] = []) -> [UInt8] {
+    /// `input` compressed on its own, with back-references at most `1 << windowBits` bytes long
+    /// (`windowBits` between 8 and 15).
+    package static func compress(_ input: [UInt8], windowBits: Int = 15) -> [UInt8] {
         guard input.count <= maximumInput else { return stored(input) }
-        let window = 1 << min(15, max(8, windowBits))
-        // The history's last window, then the input: matches are found in both, symbols are
-        // written for the input alone.
-        let kept = history.count > window ? Array(history.suffix(window)) : history
-        let input = kept.isEmpty ? input : kept + input
-        let first = kept.count
-        var writer = BitWriter(capacity: (input.count - first) / 2 + 16)
+        var context = Context(windowBits: windowBits, expecting: input.count)
+        return compress(input, context: &context)
+    }
+
+    /// What a deflater keeps between the messages it compresses when the context is taken over
+    /// (RFC 7692 §7.2.3.2): the last window of what it compressed and the hash chains over it,
+    /// so that a message may refer back into the ones before it without hashing them again.
+    ///
+    /// Positions are offsets into `data`; when it reaches two windows, the oldest whole windows
+    /// are dropped and every position moves down by as much (a multiple of the window, so the
+    /// ring of chains keeps its slots).
+    package struct Context: Sendable {
+        /// The window: back-references reach at most this far.
+        let window: Int
+        /// What was compressed, the last one to two windows of it.
+        var data: [UInt8] = []
+        /// Positions up to here are in the chains (the last two of a message wait for the bytes
+        /// after them).
+        var inserted = 0
+        let hashBits: Int
+        /// The newest position of each hash.
+        var head: [Int32]
+        /// The position before each one with the same hash, in a ring of the window's size.
+        var previous: [Int32]
+
+        /// A context for messages compressed with back-references within `1 << windowBits`
+        /// (8…15); `expecting` sizes the tables for one message of that length, when only one
+        /// is compressed with it.
+        package init(windowBits: Int, expecting: Int? = nil) {
+            window = 1 << min(15, max(8, windowBits))
+            if let expecting {
+                // One message: tables no larger than it needs (no two positions share a slot).
+                hashBits = min(15, max(8, Int.bitWidth - expecting.leadingZeroBitCount))
+                previous = [Int32](repeating: -1, count: expecting <= 8 ? 8 : min(window, 1 << (Int.bitWidth - (expecting - 1).leadingZeroBitCount)))
+            } else {
+                hashBits = 15
+                previous = [Int32](repeating: -1, count: window)
+            }
+            head = [Int32](repeating: -1, count: 1 << hashBits)
+        }
+
+        /// Forgets everything compressed so far: after a message that was not sent compressed
+        /// (the server's window never held it), nothing may refer back past it.
+        package mutating func reset() {
+            data.removeAll(keepingCapacity: true)
+            inserted = 0
+            head.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+            previous.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+        }
+
+        /// Drops the oldest whole windows once two are held, moving every position down.
+        mutating func slide() {
+            guard data.count >= 2 * window else { return }
+            let shift = (data.count - window) / window * window
+            data.removeFirst(shift)
+            inserted -= shift
+            Self.move(&head, down: Int32(shift))
+            Self.move(&previous, down: Int32(shift))
+        }
+
+        /// Every position in `table` moved down by `shift`; one that falls below 0 (or was -1)
+        /// is -1. Branch-free through the buffer, so the compiler can vectorize it.
+        private static func move(_ table: inout [Int32], down shift: Int32) {
+            table.withUnsafeMutableBufferPointer { table in
+                for index in table.indices {
+                    let moved = table[index] &- shift
+                    table[index] = max(moved, -1)
+                }
+            }
+        }
+    }
+
+    /// `input` compressed with `context`: back-references reach into what the context compressed
+    /// before (within its window), and `input` joins it.
+    package static func compress(_ input: [UInt8], context: inout Context) -> [UInt8] {
+        guard input.count <= maximumInput else { return stored(input) }
+        let window = context.window
+        let first = context.data.count
+        context.data += input
+        var writer = BitWriter(capacity: input.count / 2 + 16)
         writer.write(0b010, bits: 3)  // not final; fixed codes
-        let count = input.count
-        let hashBits = min(15, max(8, Int.bitWidth - count.leadingZeroBitCount))
-        var head = [Int32](repeating: -1, count: 1 << hashBits)
-        // The chains, a ring of the window's size, or of the input's when that is smaller (no
-        // two positions then share a slot).
-        let ring = count <= 8 ? 8 : min(window, 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount))
-        var previous = [Int32](repeating: -1, count: ring)
-        let hashShift = UInt32(32 - hashBits)
+        let count = context.data.count
+        let ring = context.previous.count
+        let hashShift = UInt32(32 - context.hashBits)
+        var inserted = context.inserted
         // Every index below is in bounds by construction (a hash reads three bytes where at least
         // three are left, a match compares no further than `limit` past either position, and a
         // candidate is always behind `position`), so the loop reads through the buffers'
         // pointers, without a bounds check a byte.
-        input.withUnsafeBufferPointer { input in
-            head.withUnsafeMutableBufferPointer { head in
-                previous.withUnsafeMutableBufferPointer { previous in
+        context.data.withUnsafeBufferPointer { input in
+            context.head.withUnsafeMutableBufferPointer { head in
+                context.previous.withUnsafeMutableBufferPointer { previous in
                     guard let base = input.baseAddress else { return }
                     let raw = UnsafeRawPointer(base)
                     func hash(_ at: Int) -> Int {
@@ -56,6 +124,7 @@ package enum Deflater {
                         let slot = hash(at)
                         previous[at & (ring - 1)] = head[slot]
                         head[slot] = Int32(at)
+                        inserted = at + 1
                     }
                     /// How many bytes at `candidate` and `position` agree, at most `limit`: eight
                     /// at a time, then one at a time.
@@ -71,12 +140,10 @@ package enum Deflater {
                         while length < limit, base[candidate + length] == base[position + length] { length += 1 }
                         return length
                     }
-                    // The history's positions go into the chains, as if just written.
-                    var position = 0
-                    while position < first {
-                        if count - position >= 3 { insert(position) }
-                        position += 1
-                    }
+                    // The last positions of the previous message, now that the bytes after them
+                    // are here.
+                    while inserted < first, count - inserted >= 3 { insert(inserted) }
+                    var position = first
                     while position < count {
                         var bestLength = 0
                         var bestDistance = 0
@@ -117,6 +184,8 @@ package enum Deflater {
                 }
             }
         }
+        context.inserted = inserted
+        context.slide()
         writer.writeLiteral(256)
         // The sync flush: an empty stored block, whose header and padding stay and whose
         // `00 00 FF FF` goes (RFC 7692 §7.2.1).

@@ -36,9 +36,11 @@ public struct WebSocketCompression: Sendable, Hashable {
     /// it even when not asked.
     public var serverNoContextTakeover: Bool
     /// Whether this end compresses each message on its own (`client_no_context_takeover`), rather
-    /// than with the messages it compressed before as their context: no 32 KiB of history kept
-    /// here, no window for this end kept by the server, at some cost in how well small, similar
-    /// messages compress. `false` by default.
+    /// than with the messages it compressed before as their context: nothing kept here between
+    /// messages (with the context, about 320 KiB per socket from its first compressed message:
+    /// up to two windows of what it sent and the deflater's chains over them, as zlib keeps), no
+    /// window for this end kept by the server, at some cost in how well small, similar messages
+    /// compress. `false` by default.
     public var clientNoContextTakeover: Bool
 
     private var threshold: Int

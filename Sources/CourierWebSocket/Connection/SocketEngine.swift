@@ -44,9 +44,10 @@ final class SocketEngine: Sendable {
     let request: Request
     let buffer: MessageBuffer
     private let random = RandomSource.system
-    /// With the context taken over: the last window of what this end compressed, which the
-    /// server's inflater keeps as its window (written in the writing turn only).
-    private let sentHistory = Locked<[UInt8]>([])
+    /// With the context taken over: the deflater's memory of what this end compressed, which the
+    /// server's inflater keeps as its window; made at the first compressed message, used in the
+    /// writing turn only.
+    private let sentContext = Locked<Deflater.Context?>(nil)
     let state = Locked(State())
 
     /// Where the connection's reads arrive (an `any TaskExecutor`, such as a transport's event
@@ -113,18 +114,21 @@ final class SocketEngine: Sendable {
             payload.count <= Deflater.maximumInput
         {
             let bytes = [UInt8](payload)
-            let takesOver = !compression.clientNoContextTakeover
-            let history = takesOver ? sentHistory.withLock { $0 } : []
-            let compressed = Deflater.compress(bytes, windowBits: compression.clientMaxWindowBits, history: history)
-            if compressed.count < payload.count {
-                // A message sent as it is never reaches the server's inflater: only what was
-                // compressed becomes history.
-                if takesOver {
-                    let window = 1 << compression.clientMaxWindowBits
-                    let kept = bytes.count >= window ? Array(bytes.suffix(window)) : Array((history + bytes).suffix(window))
-                    sentHistory.withLock { $0 = kept }
+            if compression.clientNoContextTakeover {
+                let compressed = Deflater.compress(bytes, windowBits: compression.clientMaxWindowBits)
+                if compressed.count < payload.count { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
+            } else {
+                let compressed: [UInt8]? = sentContext.withLock { context in
+                    if context == nil { context = Deflater.Context(windowBits: compression.clientMaxWindowBits) }
+                    guard var kept = context.take() else { return nil }
+                    let compressed = Deflater.compress(bytes, context: &kept)
+                    // A message sent as it is never reaches the server's inflater: nothing may
+                    // refer back into it, or past it.
+                    if compressed.count >= payload.count { kept.reset() }
+                    context = kept
+                    return compressed.count < payload.count ? compressed : nil
                 }
-                return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true)
+                if let compressed { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
             }
         }
         return WebSocketFrame(opcode, payload: payload)
