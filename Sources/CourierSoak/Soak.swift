@@ -237,7 +237,9 @@ private struct Context: Sendable {
         var peer = servers.webSocket
         if let compressingPeer, iteration % 2 == 1 {
             peer = compressingPeer
-            options.compression = .permessageDeflate
+            // The context taken over every other time: the deflater's memory of what it sent
+            // lives as long as the socket.
+            options.compression = WebSocketCompression(clientNoContextTakeover: iteration % 4 == 1)
         }
         guard let peer else { throw SoakFailure("no WebSocket peer") }
         let socket = try await plain.webSocket(.get |> url(peer + "/echo") |> timeout(30), options: options)

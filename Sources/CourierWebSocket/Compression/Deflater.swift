@@ -23,7 +23,16 @@ package enum Deflater {
     package static func compress(_ input: [UInt8], windowBits: Int = 15) -> [UInt8] {
         guard input.count <= maximumInput else { return stored(input) }
         var context = Context(windowBits: windowBits, expecting: input.count)
-        return compress(input, context: &context)
+        var writer = BitWriter(capacity: input.count / 2 + 16)
+        writer.write(0b010, bits: 3)  // not final; fixed codes
+        _ = input.withUnsafeBufferPointer { input in
+            context.head.withUnsafeMutableBufferPointer { head in
+                context.previous.withUnsafeMutableBufferPointer { previous in
+                    encode(input, from: 0, inserted: 0, head: head, previous: previous, hashBits: context.hashBits, window: context.window, into: &writer)
+                }
+            }
+        }
+        return finish(&writer)
     }
 
     /// What a deflater keeps between the messages it compresses when the context is taken over
@@ -86,9 +95,11 @@ package enum Deflater {
         /// is -1. Branch-free through the buffer, so the compiler can vectorize it.
         private static func move(_ table: inout [Int32], down shift: Int32) {
             table.withUnsafeMutableBufferPointer { table in
-                for index in table.indices {
-                    let moved = table[index] &- shift
-                    table[index] = max(moved, -1)
+                guard let base = table.baseAddress else { return }
+                for index in 0..<table.count {
+                    // Below 0, the sign fills every bit: -1.
+                    let moved = base[index] &- shift
+                    base[index] = moved | (moved &>> 31)
                 }
             }
         }
@@ -98,100 +109,119 @@ package enum Deflater {
     /// before (within its window), and `input` joins it.
     package static func compress(_ input: [UInt8], context: inout Context) -> [UInt8] {
         guard input.count <= maximumInput else { return stored(input) }
-        let window = context.window
         let first = context.data.count
-        context.data += input
+        // Nothing kept (after a reset): the input's own storage, not a copy.
+        if first == 0 { context.data = input } else { context.data += input }
         var writer = BitWriter(capacity: input.count / 2 + 16)
         writer.write(0b010, bits: 3)  // not final; fixed codes
-        let count = context.data.count
-        let ring = context.previous.count
-        let hashShift = UInt32(32 - context.hashBits)
-        var inserted = context.inserted
+        let (inserted, hashBits, window) = (context.inserted, context.hashBits, context.window)
+        context.inserted = context.data.withUnsafeBufferPointer { data in
+            context.head.withUnsafeMutableBufferPointer { head in
+                context.previous.withUnsafeMutableBufferPointer { previous in
+                    encode(data, from: first, inserted: inserted, head: head, previous: previous, hashBits: hashBits, window: window, into: &writer)
+                }
+            }
+        }
+        context.slide()
+        return finish(&writer)
+    }
+
+    /// The end of a message: the block's end, then the sync flush, an empty stored block whose
+    /// header and padding stay and whose `00 00 FF FF` goes (RFC 7692 §7.2.1).
+    private static func finish(_ writer: inout BitWriter) -> [UInt8] {
+        writer.writeLiteral(256)
+        writer.write(0, bits: 3)
+        writer.alignToByte()
+        return writer.bytes
+    }
+
+    /// Writes `data[first...]` as literals and matches, finding matches anywhere in `data` within
+    /// `window` behind each position through the hash chains (`head`, and `previous`, a ring);
+    /// positions from `inserted` on go into the chains first. Returns how far the chains reach:
+    /// every position with three bytes after it.
+    @inline(__always)
+    private static func encode(
+        _ data: UnsafeBufferPointer<UInt8>, from first: Int, inserted: Int, head: UnsafeMutableBufferPointer<Int32>,
+        previous: UnsafeMutableBufferPointer<Int32>, hashBits: Int, window: Int, into writer: inout BitWriter
+    ) -> Int {
+        let count = data.count
+        guard let base = data.baseAddress else { return 0 }
+        let ring = previous.count
+        let hashShift = UInt32(32 - hashBits)
         // Every index below is in bounds by construction (a hash reads three bytes where at least
         // three are left, a match compares no further than `limit` past either position, and a
         // candidate is always behind `position`), so the loop reads through the buffers'
         // pointers, without a bounds check a byte.
-        context.data.withUnsafeBufferPointer { input in
-            context.head.withUnsafeMutableBufferPointer { head in
-                context.previous.withUnsafeMutableBufferPointer { previous in
-                    guard let base = input.baseAddress else { return }
-                    let raw = UnsafeRawPointer(base)
-                    func hash(_ at: Int) -> Int {
-                        let word = UInt32(base[at]) | UInt32(base[at + 1]) << 8 | UInt32(base[at + 2]) << 16
-                        return Int((word &* 0x9E37_79B1) >> hashShift)
-                    }
-                    func insert(_ at: Int) {
-                        let slot = hash(at)
-                        previous[at & (ring - 1)] = head[slot]
-                        head[slot] = Int32(at)
-                        inserted = at + 1
-                    }
-                    /// How many bytes at `candidate` and `position` agree, at most `limit`: eight
-                    /// at a time, then one at a time.
-                    func agreeing(_ candidate: Int, _ position: Int, _ limit: Int) -> Int {
-                        var length = 0
-                        while length + 8 <= limit {
-                            let difference =
-                                raw.loadUnaligned(fromByteOffset: candidate + length, as: UInt64.self)
-                                ^ raw.loadUnaligned(fromByteOffset: position + length, as: UInt64.self)
-                            if difference != 0 { return length + UInt64(littleEndian: difference).trailingZeroBitCount / 8 }
-                            length += 8
-                        }
-                        while length < limit, base[candidate + length] == base[position + length] { length += 1 }
-                        return length
-                    }
-                    // The last positions of the previous message, now that the bytes after them
-                    // are here.
-                    while inserted < first, count - inserted >= 3 { insert(inserted) }
-                    var position = first
-                    while position < count {
-                        var bestLength = 0
-                        var bestDistance = 0
-                        if count - position >= 3 {
-                            let limit = min(258, count - position)
-                            var candidate = Int(head[hash(position)])
-                            var chain = chainLimit
-                            while candidate >= 0, position - candidate <= window, chain > 0 {
-                                if base[candidate + bestLength] == base[position + bestLength] {
-                                    let length = agreeing(candidate, position, limit)
-                                    if length > bestLength {
-                                        bestLength = length
-                                        bestDistance = position - candidate
-                                        if length >= min(limit, niceLength) { break }
-                                    }
-                                }
-                                let next = Int(previous[candidate & (ring - 1)])
-                                // A slot of the ring overwritten by a newer position ends the chain.
-                                guard next < candidate else { break }
-                                candidate = next
-                                chain -= 1
-                            }
-                            insert(position)
-                        }
-                        if bestLength >= 3 {
-                            writer.writeMatch(length: bestLength, distance: bestDistance)
-                            let end = position + bestLength
-                            position += 1
-                            while position < end {
-                                if count - position >= 3 { insert(position) }
-                                position += 1
-                            }
-                        } else {
-                            writer.writeLiteral(Int(base[position]))
-                            position += 1
+        let raw = UnsafeRawPointer(base)
+        func hash(_ at: Int) -> Int {
+            let word = UInt32(base[at]) | UInt32(base[at + 1]) << 8 | UInt32(base[at + 2]) << 16
+            return Int((word &* 0x9E37_79B1) >> hashShift)
+        }
+        func insert(_ at: Int) {
+            let slot = hash(at)
+            previous[at & (ring - 1)] = head[slot]
+            head[slot] = Int32(at)
+        }
+        /// How many bytes at `candidate` and `position` agree, at most `limit`: eight at a time,
+        /// then one at a time.
+        func agreeing(_ candidate: Int, _ position: Int, _ limit: Int) -> Int {
+            var length = 0
+            while length + 8 <= limit {
+                let difference =
+                    raw.loadUnaligned(fromByteOffset: candidate + length, as: UInt64.self)
+                    ^ raw.loadUnaligned(fromByteOffset: position + length, as: UInt64.self)
+                if difference != 0 { return length + UInt64(littleEndian: difference).trailingZeroBitCount / 8 }
+                length += 8
+            }
+            while length < limit, base[candidate + length] == base[position + length] { length += 1 }
+            return length
+        }
+        // The last positions of the message before, now that the bytes after them are here.
+        var waiting = inserted
+        while waiting < first, count - waiting >= 3 {
+            insert(waiting)
+            waiting += 1
+        }
+        var position = first
+        while position < count {
+            var bestLength = 0
+            var bestDistance = 0
+            if count - position >= 3 {
+                let limit = min(258, count - position)
+                var candidate = Int(head[hash(position)])
+                var chain = chainLimit
+                while candidate >= 0, position - candidate <= window, chain > 0 {
+                    if base[candidate + bestLength] == base[position + bestLength] {
+                        let length = agreeing(candidate, position, limit)
+                        if length > bestLength {
+                            bestLength = length
+                            bestDistance = position - candidate
+                            if length >= min(limit, niceLength) { break }
                         }
                     }
+                    let next = Int(previous[candidate & (ring - 1)])
+                    // A slot of the ring overwritten by a newer position ends the chain.
+                    guard next < candidate else { break }
+                    candidate = next
+                    chain -= 1
                 }
+                insert(position)
+            }
+            if bestLength >= 3 {
+                writer.writeMatch(length: bestLength, distance: bestDistance)
+                let end = position + bestLength
+                position += 1
+                while position < end {
+                    if count - position >= 3 { insert(position) }
+                    position += 1
+                }
+            } else {
+                writer.writeLiteral(Int(base[position]))
+                position += 1
             }
         }
-        context.inserted = inserted
-        context.slide()
-        writer.writeLiteral(256)
-        // The sync flush: an empty stored block, whose header and padding stay and whose
-        // `00 00 FF FF` goes (RFC 7692 §7.2.1).
-        writer.write(0, bits: 3)
-        writer.alignToByte()
-        return writer.bytes
+        // Every position with three bytes after it is in the chains now.
+        return max(inserted, count - 2)
     }
 }
 

@@ -6,11 +6,11 @@
 /// to gigabytes fails the socket with ``WebSocketFailure/Kind/messageTooLarge`` and close code
 /// 1009 once it reaches the limit. Messages this end sends are compressed when they are at least
 /// ``minimumSize`` bytes and compression makes them shorter, within the window the server allows,
-/// with the context taken over: a message may refer back to the ones compressed before it (the
-/// last 32 KiB at most), which shrinks a feed of similar messages several times over. Set
-/// ``clientNoContextTakeover`` to compress each message on its own (the server then keeps no window
-/// for this end; a server may ask for that too). A server that declines leaves every message
-/// uncompressed.
+/// each on its own by default. With ``clientNoContextTakeover`` set to `false`, a message may
+/// refer back to the ones compressed before it (the context taken over: the last 32 KiB at most),
+/// which shrinks a feed of small, similar messages several times over, at the cost of memory
+/// kept per socket (``clientNoContextTakeover``).
+/// A server that declines leaves every message uncompressed.
 ///
 /// ```swift
 /// var options = WebSocketOptions()
@@ -36,11 +36,12 @@ public struct WebSocketCompression: Sendable, Hashable {
     /// it even when not asked.
     public var serverNoContextTakeover: Bool
     /// Whether this end compresses each message on its own (`client_no_context_takeover`), rather
-    /// than with the messages it compressed before as their context: nothing kept here between
-    /// messages (with the context, about 320 KiB per socket from its first compressed message:
-    /// up to two windows of what it sent and the deflater's chains over them, as zlib keeps), no
-    /// window for this end kept by the server, at some cost in how well small, similar messages
-    /// compress. `false` by default.
+    /// than with the messages it compressed before as their context. `true` by default: nothing
+    /// kept here between messages, no window for this end kept by the server. `false` takes the
+    /// context over: 70-byte JSON ticks go out at about 27% of their size instead of 96%, for
+    /// about 320 KiB per socket from its first compressed message (up to two windows of what it
+    /// sent and the deflater's chains over them, as zlib keeps).
+    /// A server may still ask this end to compress each message on its own.
     public var clientNoContextTakeover: Bool
 
     private var threshold: Int
@@ -50,7 +51,7 @@ public struct WebSocketCompression: Sendable, Hashable {
     ///   - minimumSize: The smallest message this end compresses.
     ///   - serverNoContextTakeover: Whether to ask the server to compress each message on its own.
     ///   - clientNoContextTakeover: Whether this end compresses each message on its own.
-    public init(minimumSize: Int = 1024, serverNoContextTakeover: Bool = false, clientNoContextTakeover: Bool = false) {
+    public init(minimumSize: Int = 1024, serverNoContextTakeover: Bool = false, clientNoContextTakeover: Bool = true) {
         self.threshold = max(0, minimumSize)
         self.serverNoContextTakeover = serverNoContextTakeover
         self.clientNoContextTakeover = clientNoContextTakeover

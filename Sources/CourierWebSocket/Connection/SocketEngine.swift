@@ -92,11 +92,16 @@ final class SocketEngine: Sendable {
 
     // MARK: - Writing
 
-    /// Sends `message` as one frame in its turn (``frame(for:)`` runs in the turn: with the
-    /// context taken over, messages are compressed in the order they are sent).
+    /// Sends `message` as one frame in its turn. With the context taken over, ``frame(for:)`` runs
+    /// in the turn, so that messages are compressed in the order they are sent; otherwise before
+    /// it, out of the way of other senders.
     /// - Throws: ``CourierError``: the socket closed or failed, or the connection failed.
     func send(_ message: WebSocketMessage) async throws(CourierError) {
-        try await write(making: { frame(for: message) })
+        if let compression, !compression.clientNoContextTakeover {
+            try await write(making: { frame(for: message) })
+        } else {
+            try await write(frame(for: message))
+        }
     }
 
     /// `message` as one frame: compressed when the server accepted compression, the message is

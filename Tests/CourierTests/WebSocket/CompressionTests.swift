@@ -250,20 +250,19 @@ struct CompressionTests {
     @Test("the negotiation: what the server may answer to the offer, and what fails the handshake")
     func negotiation() throws {
         let offered = WebSocketCompression.permessageDeflate
-        #expect(PerMessageDeflate.offer(offered) == "permessage-deflate; client_max_window_bits")
+        #expect(PerMessageDeflate.offer(offered) == "permessage-deflate; client_no_context_takeover; client_max_window_bits")
         #expect(PerMessageDeflate.offer(WebSocketCompression(serverNoContextTakeover: true)).hasSuffix("; server_no_context_takeover"))
-        let alone = WebSocketCompression(clientNoContextTakeover: true)
-        #expect(PerMessageDeflate.offer(alone) == "permessage-deflate; client_no_context_takeover; client_max_window_bits")
+        let takingOver = WebSocketCompression(clientNoContextTakeover: false)
+        #expect(PerMessageDeflate.offer(takingOver) == "permessage-deflate; client_max_window_bits")
         #expect(try PerMessageDeflate.accept(nil, offered: offered) == nil)
         let plain = try #require(try PerMessageDeflate.accept("permessage-deflate", offered: offered))
-        #expect(
-            plain
-                == NegotiatedCompression(
-                    serverNoContextTakeover: false, serverMaxWindowBits: 15, clientMaxWindowBits: 15, clientNoContextTakeover: false))
-        #expect(plain.description == "permessage-deflate", "this end takes the context over")
-        // This end compresses each message alone when it said so, or when the server asks it to.
-        #expect(try PerMessageDeflate.accept("permessage-deflate", offered: alone)?.clientNoContextTakeover == true)
-        #expect(try PerMessageDeflate.accept("permessage-deflate; client_no_context_takeover", offered: offered)?.clientNoContextTakeover == true)
+        #expect(plain == NegotiatedCompression(serverNoContextTakeover: false, serverMaxWindowBits: 15, clientMaxWindowBits: 15))
+        #expect(plain.description == "permessage-deflate; client_no_context_takeover")
+        let over = try #require(try PerMessageDeflate.accept("permessage-deflate", offered: takingOver))
+        #expect(!over.clientNoContextTakeover)
+        #expect(over.description == "permessage-deflate", "this end takes the context over")
+        // A server may ask this end to compress each message alone, offered or not.
+        #expect(try PerMessageDeflate.accept("permessage-deflate; client_no_context_takeover", offered: takingOver)?.clientNoContextTakeover == true)
         let full = try #require(
             try PerMessageDeflate.accept(
                 #"Permessage-Deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=10; client_max_window_bits="9""#,
@@ -341,7 +340,7 @@ struct CompressionTests {
             _ = try await peer.receiveFrame()
         }
         var options = WebSocketOptions()
-        options.compression = WebSocketCompression(minimumSize: 0)
+        options.compression = WebSocketCompression(minimumSize: 0, clientNoContextTakeover: false)
         let socket = try await executor.webSocket(Self.chat, options: options)
         #expect(socket.compression?.clientNoContextTakeover == false)
         let sent = (0..<4).map { task in
