@@ -106,8 +106,8 @@ final class SocketEngine: Sendable {
 
     /// `message` as one frame: compressed when the server accepted compression, the message is
     /// at least ``WebSocketCompression/minimumSize`` and compressing makes it shorter; with the
-    /// context taken over, the messages compressed before it are its history, and it joins them.
-    /// Called in the writing turn.
+    /// context taken over, the messages compressed before it are its history, and it joins them
+    /// (then it is called in the writing turn, ``send(_:)``).
     private func frame(for message: WebSocketMessage) -> WebSocketFrame {
         let opcode: WebSocketOpcode
         let payload: Data
@@ -124,8 +124,7 @@ final class SocketEngine: Sendable {
                 if compressed.count < payload.count { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
             } else {
                 let compressed: [UInt8]? = sentContext.withLock { context in
-                    if context == nil { context = Deflater.Context(windowBits: compression.clientMaxWindowBits) }
-                    guard var kept = context.take() else { return nil }
+                    var kept = context.take() ?? Deflater.Context(windowBits: compression.clientMaxWindowBits)
                     let compressed = Deflater.compress(bytes, context: &kept)
                     // A message sent as it is never reaches the server's inflater: nothing may
                     // refer back into it, or past it.
