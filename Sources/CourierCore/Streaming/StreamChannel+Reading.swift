@@ -12,6 +12,7 @@ extension StreamChannel {
     /// producer is told to stop. Does nothing once the consumer has read the end.
     package func terminate(_ error: CourierError) {
         var timer: IdleTimer?
+        var sink: (any ChunkSink)?
         let stopped = state.withLock { state -> (reader: UnsafeContinuation<Data?, any Error>?, writer: WaitingProducer?, actions: [@Sendable (CourierError) -> Void])? in
             guard !state.terminated else { return nil }
             timer = state.rules?.timer
@@ -22,6 +23,8 @@ extension StreamChannel {
             state.buffered = 0
             state.dropSpill()
             if !state.endSeen { state.end = .failed(error) }
+            sink = state.sink.take()
+            state.sinkTurn = .ended
             let actions = state.onTermination
             state.onTermination = []
             return (state.reader.take(), state.writer.take(), actions)
@@ -29,6 +32,7 @@ extension StreamChannel {
         timer?.stop()
         guard let stopped else { return }
         stopped.writer?.resume(false)
+        sink?.streamEnded(error)
         for action in stopped.actions { action(error) }
         stopped.reader?.resume(throwing: error)
     }

@@ -66,6 +66,10 @@ package final class StreamChannel: Sendable {
         var received = 0
         /// What the exchange holds this body to, once it has seen the head.
         var rules: BodyRules?
+        /// The reader that takes chunks where the producer hands them over, once one is attached
+        /// (see ``StreamChannel/attach(_:)``), and whose turn it is to call it.
+        var sink: (any ChunkSink)?
+        var sinkTurn = SinkTurn.idle
 
         /// Whether newer bytes are on their way to disk (gathered, written or being written):
         /// until they are read, new chunks go that way too, to keep the order.
@@ -193,6 +197,8 @@ package final class StreamChannel: Sendable {
             case spill(SpillFile, offset: UInt64, batch: Data)
             case overflow
             case tooLarge(BodyRules)
+            /// The sink is attached and idle: the producer hands the chunk over itself.
+            case deliver
         }
         var active: IdleTimer?
         let step = state.withLock { state -> Step in
@@ -201,6 +207,10 @@ package final class StreamChannel: Sendable {
             if let rules = state.rules {
                 if let maximum = rules.maximumSize, state.received > maximum { return .tooLarge(rules) }
                 active = rules.timer
+            }
+            if state.sink != nil, case .idle = state.sinkTurn, state.drained {
+                state.sinkTurn = .delivering(resumeAsked: false)
+                return .deliver
             }
             if !state.spilling {
                 if let reader = state.reader {
@@ -259,6 +269,9 @@ package final class StreamChannel: Sendable {
             if armTimer { armFlush() }
             return true
         case .buffered: return true
+        case .deliver:
+            feedSink(first: chunk)
+            return true
         case .overflow:
             terminate(CourierError(.slowConsumer(bufferLimit: limit)))
             return false
@@ -335,12 +348,21 @@ package final class StreamChannel: Sendable {
     package func finish(_ error: CourierError? = nil) {
         var error = error
         var timer: IdleTimer?
+        var sinkEnded: (any ChunkSink)?
         let (reader, writer, held) = state.withLock {
             state -> (UnsafeContinuation<Data?, any Error>?, WaitingProducer?, (UnsafeContinuation<Data?, any Error>, Data)?) in
             guard state.end == nil, !state.terminated else { return (nil, nil, nil) }
             timer = state.rules?.timer
             if error == nil { error = state.rules?.framingError(received: state.received) }
             state.end = error.map(End.failed) ?? .finished
+            if state.sink != nil {
+                // The sink reads the end after what it holds; when it is idle, from here.
+                guard case .idle = state.sinkTurn, state.drained, let sink = state.sink.take() else { return (nil, nil, nil) }
+                state.sinkTurn = .ended
+                state.endSeen = true
+                sinkEnded = sink
+                return (nil, nil, nil)
+            }
             guard state.drained else {
                 // A reader waiting for a batch takes what is held; it reads the end after it.
                 if state.reader != nil, case .memory(let first)? = state.pop() {
@@ -351,6 +373,7 @@ package final class StreamChannel: Sendable {
             return (state.reader.take(), state.writer.take(), nil)
         }
         timer?.stop()
+        sinkEnded?.streamEnded(error)
         writer?.resume(false)
         if let (waiting, first) = held { waiting.resume(returning: first) }
         guard let reader else { return }

@@ -49,6 +49,10 @@ final class SocketEngine: Sendable {
     /// writing turn only.
     private let sentContext = Locked<Deflater.Context?>(nil)
     let state = Locked(State())
+    /// The frames and the message being read (see `SocketEngine+Reading.swift`).
+    let reading: Locked<SocketReading>
+    /// How the bytes reach the read side, once reading started.
+    let reader = Locked<SocketReader?>(nil)
 
     /// Where the connection's reads arrive (an `any TaskExecutor`, such as a transport's event
     /// loop), when the transport named one: the read loop runs there.
@@ -65,19 +69,17 @@ final class SocketEngine: Sendable {
         self.clock = clock
         self.request = request
         self.buffer = MessageBuffer(capacity: options.bufferedMessages)
+        self.reading = Locked(SocketReading(
+            parser: FrameParser(role: .client, maximumFrameSize: options.maximumMessageSize, allowsCompression: compression != nil),
+            assembler: MessageAssembler(maximumMessageSize: options.maximumMessageSize, compression: compression)))
+        buffer.whenRoom { [weak self] in self?.resumeReading() }
     }
 
-    /// Starts reading `inbound` (the bytes after the `101`) and the keep-alive pings. The read
-    /// loop runs where the transport delivers the bytes, when it said where: a message then
-    /// reaches the loop without a thread hand-off.
+    /// Starts reading `inbound` (the bytes after the `101`; see ``startReading(_:)``) and the
+    /// keep-alive pings.
     func start(reading inbound: ByteStream) {
-        let reader: Task<Void, Never>
-        if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *), let executor = readingExecutor as? any TaskExecutor {
-            reader = Task(executorPreference: executor) { await self.read(inbound) }
-        } else {
-            reader = Task { await self.read(inbound) }
-        }
-        var tasks = [reader]
+        var tasks: [Task<Void, Never>] = []
+        if let pulling = startReading(inbound) { tasks.append(pulling) }
         if let interval = options.pingInterval {
             tasks.append(Task { await self.keepAlive(every: interval) })
         }
@@ -147,17 +149,27 @@ final class SocketEngine: Sendable {
     /// Sends the frame `make` gives in the writing turn, when `allowed` says the state lets it go
     /// (checked as it queues).
     private func write(making make: () -> WebSocketFrame, allowed: (inout State) -> Bool = { !$0.closeSent }) async throws(CourierError) {
-        let refusal: CourierError? = state.withLock { state in
-            if case .failure(let error) = state.outcome { return error }
+        // One lock checks the state and, when nobody writes, takes the turn.
+        enum Entry { case refused(CourierError), turn, wait }
+        let entry: Entry = state.withLock { state in
+            if case .failure(let error) = state.outcome { return .refused(error) }
             guard state.outcome == nil, allowed(&state) else {
-                return CourierError(.webSocket(WebSocketFailure(.closed, message: "the socket is closed or closing; nothing more can be sent")), request: request)
+                return .refused(CourierError(
+                    .webSocket(WebSocketFailure(.closed, message: "the socket is closed or closing; nothing more can be sent")), request: request))
             }
-            return nil
+            guard state.writing else {
+                state.writing = true
+                return .turn
+            }
+            return .wait
         }
-        if let refusal { throw refusal }
-        await takeTurn()
+        switch entry {
+        case .refused(let error): throw error
+        case .turn: break
+        case .wait: await takeTurn()
+        }
         defer { releaseTurn() }
-        if case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
+        if case .wait = entry, case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
         do {
             try await connection.write(make().encoded(mask: UInt32(truncatingIfNeeded: random.next())))
         } catch {
@@ -386,6 +398,13 @@ final class SocketEngine: Sendable {
         }
         guard let taken else { return }
         connection.close()
+        // Reading stops: a stream that delivers is let go (which breaks its hold on this engine),
+        // a paused read loop wakes to see the end.
+        switch reader.withLock({ $0 }) {
+        case .direct(let inbound): inbound.cancel()
+        case .pulled(let resumption): resumption.signal()
+        case .none: break
+        }
         if case .failure(let error) = outcome { buffer.finish(error) } else { buffer.finish(nil) }
         for waiter in taken.outcomeWaiters { waiter.resume(returning: outcome) }
         for turn in taken.turns { turn.resume() }
