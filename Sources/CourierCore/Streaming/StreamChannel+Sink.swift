@@ -50,31 +50,31 @@ extension StreamChannel {
             state.sinkTurn = .delivering(resumeAsked: false)
             return true
         }
-        if attached { feedSink(first: Data()) }
+        if attached { feedSink(sink, first: Data()) }
         return attached
     }
 
     /// Hands the sink's paused delivery back: what it holds, then what is buffered, go on from
     /// this thread (or from the one delivering now, if the pause was not yet recorded).
     func resumeSink() {
-        let resumes = state.withLock { state in
+        let resumed = state.withLock { state -> (any ChunkSink)? in
             switch state.sinkTurn {
             case .paused:
                 state.sinkTurn = .delivering(resumeAsked: false)
-                return true
+                return state.sink
             case .delivering:
                 state.sinkTurn = .delivering(resumeAsked: true)
-                return false
+                return nil
             case .idle, .ended:
-                return false
+                return nil
             }
         }
-        if resumes { feedSink(first: Data()) }
+        if let resumed { feedSink(resumed, first: Data()) }
     }
 
     /// Takes the sink's turn from here: `first`, then the buffered chunks, then the end, for as
     /// long as the sink takes them. Called by whoever set ``SinkTurn/delivering(resumeAsked:)``.
-    func feedSink(first: Data) {
+    func feedSink(_ sink: any ChunkSink, first: Data) {
         enum Next {
             case chunk(Taken, (any ChunkSink)?, WaitingProducer?)
             case end(any ChunkSink, CourierError?, WaitingProducer?)
@@ -82,7 +82,7 @@ extension StreamChannel {
             case stopped
         }
         var chunk = first
-        var sink = state.withLock { $0.sink }
+        var sink: (any ChunkSink)? = sink
         while let current = sink {
             if !current.take(chunk) {
                 let again = state.withLock { state -> Bool in

@@ -198,7 +198,7 @@ package final class StreamChannel: Sendable {
             case overflow
             case tooLarge(BodyRules)
             /// The sink is attached and idle: the producer hands the chunk over itself.
-            case deliver
+            case deliver(any ChunkSink)
         }
         var active: IdleTimer?
         let step = state.withLock { state -> Step in
@@ -208,9 +208,9 @@ package final class StreamChannel: Sendable {
                 if let maximum = rules.maximumSize, state.received > maximum { return .tooLarge(rules) }
                 active = rules.timer
             }
-            if state.sink != nil, case .idle = state.sinkTurn, state.drained {
+            if let sink = state.sink, case .idle = state.sinkTurn, state.drained {
                 state.sinkTurn = .delivering(resumeAsked: false)
-                return .deliver
+                return .deliver(sink)
             }
             if !state.spilling {
                 if let reader = state.reader {
@@ -269,8 +269,8 @@ package final class StreamChannel: Sendable {
             if armTimer { armFlush() }
             return true
         case .buffered: return true
-        case .deliver:
-            feedSink(first: chunk)
+        case .deliver(let sink):
+            feedSink(sink, first: chunk)
             return true
         case .overflow:
             terminate(CourierError(.slowConsumer(bufferLimit: limit)))

@@ -52,6 +52,9 @@ final class SwitchedHandler: ChannelDuplexHandler {
     /// The channel ended normally while chunks waited: the stream ends after them.
     private var endsAfterWaiting = false
     private var writableWaiters: [EventLoopPromise<Void>] = []
+    /// What the stream runs when it has room again (made once, in ``handlerAdded(context:)``:
+    /// not a closure per read).
+    private var whenRoom: (@Sendable (Bool) -> Void)?
 
     init(continuation: ByteStream.Continuation, request: Request) {
         self.continuation = continuation
@@ -60,6 +63,9 @@ final class SwitchedHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        let loop = context.eventLoop
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        whenRoom = { open in loop.execute { bound.value.roomMade(open) } }
         // The reader stopped the stream (it broke off, was cancelled, or dropped the socket).
         let channel = context.channel
         continuation.onTermination { channel.close(promise: nil) }
@@ -67,6 +73,7 @@ final class SwitchedHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        whenRoom = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -81,9 +88,8 @@ final class SwitchedHandler: ChannelDuplexHandler {
 
     /// Hands `chunk` to the stream; pauses when the stream is full.
     private func offer(_ chunk: Data, context: ChannelHandlerContext) {
-        let loop = context.eventLoop
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        switch continuation.offer(chunk, whenRoom: { open in loop.execute { bound.value.roomMade(open) } }) {
+        guard let whenRoom else { return }
+        switch continuation.offer(chunk, whenRoom: whenRoom) {
         case .taken:
             break
         case .full:
