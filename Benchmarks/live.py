@@ -234,6 +234,11 @@ for concurrency, total in ((1, 4000), (16, 16000)):
 for concurrency, total in ((1, 2000), (16, 8000)):
     WEBSOCKET_ROWS.append(("WS. echo, permessage-deflate, Courier vs swift-websocket (zlib), 16 KiB JSON text, concurrency %d" % concurrency,
                            "json", concurrency, total, "courier-deflate", "hummingbird-deflate", "≥ 1.0"))
+# The same with the client's context taken over (WebSocketCompression.clientNoContextTakeover
+# false), as zlib's client keeps it: like for like.
+for concurrency, total in ((1, 2000), (16, 8000)):
+    WEBSOCKET_ROWS.append(("WS. echo, permessage-deflate, context taken over, Courier vs swift-websocket (zlib), 16 KiB JSON text, concurrency %d" % concurrency,
+                           "json", concurrency, total, "courier-deflate-takeover", "hummingbird-deflate", "≥ 1.0"))
 if os.environ.get("COURIER_BENCH_SET") == "websocket":
     ROWS = WEBSOCKET_ROWS
 unit = "round trips/s" if os.environ.get("COURIER_BENCH_SET") == "websocket" else "req/s"

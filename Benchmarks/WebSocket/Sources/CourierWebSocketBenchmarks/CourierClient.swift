@@ -7,11 +7,17 @@ import Courier
 import CourierNIO
 import Foundation
 
-func runCourier(url address: String, batch: Batch, deflate: Bool, onLoops: Bool = false) async throws -> Race.Result {
+func runCourier(url address: String, batch: Batch, deflate: Bool, takeover: Bool = false, onLoops: Bool = false) async throws -> Race.Result {
     let executor = NIOExecutor.shared
     let socketOptions = {
         var options = WebSocketOptions(maximumMessageSize: 16 << 20)
-        if deflate { options.compression = .permessageDeflate }
+        if deflate {
+            var compression = WebSocketCompression.permessageDeflate
+            // With the context taken over, each message is compressed with the ones before it as
+            // history, as zlib's clients (swift-websocket's among them) do by default.
+            compression.clientNoContextTakeover = !takeover
+            options.compression = compression
+        }
         return options
     }()
     let message: WebSocketMessage =
@@ -28,6 +34,7 @@ func runCourier(url address: String, batch: Batch, deflate: Bool, onLoops: Bool 
             group.addTask(executorPreference: loop) {
                 let socket = try await executor.webSocket(.get |> url(address) |> timeout(10), options: socketOptions)
                 if deflate, socket.compression == nil { throw BenchmarkError("the server declined permessage-deflate") }
+                if takeover, socket.compression?.clientNoContextTakeover != false { throw BenchmarkError("the context is not taken over") }
                 var replies = socket.messages.makeAsyncIterator()
                 func roundTrip() async throws {
                     try await socket.send(message)

@@ -6,7 +6,9 @@
 //     small: a text message of 100 bytes; large: a binary message of 1 MiB (random bytes);
 //     json: a text message of 16 KiB of JSON (compressible)
 //     V: courier, courier-deflate (Courier's socket on CourierNIO, permessage-deflate asked
-//     for), courier-loop (each socket's task on one of the transport's event loops), hummingbird, hummingbird-deflate (swift-websocket's WebSocketClient),
+//     for), courier-deflate-takeover (the same, each message compressed with the ones before it
+//     as history), courier-loop (each socket's task on one of the transport's event loops),
+//     hummingbird, hummingbird-deflate (swift-websocket's WebSocketClient),
 //     websocketkit (vapor/websocket-kit, callbacks on its event loop), websocketkit-async (the
 //     same from a task, echoes read from an AsyncStream)
 //
@@ -59,6 +61,7 @@ do {
     case "courier": result = try await runCourier(url: options.url, batch: batch, deflate: false)
     case "courier-loop": result = try await runCourier(url: options.url, batch: batch, deflate: false, onLoops: true)
     case "courier-deflate": result = try await runCourier(url: options.url, batch: batch, deflate: true)
+    case "courier-deflate-takeover": result = try await runCourier(url: options.url, batch: batch, deflate: true, takeover: true)
     case "hummingbird": result = try await runHummingbird(url: options.url, batch: batch, deflate: false)
     case "hummingbird-deflate": result = try await runHummingbird(url: options.url, batch: batch, deflate: true)
     case "websocketkit": result = try await runWebSocketKit(url: options.url, batch: batch, callbacks: true)
