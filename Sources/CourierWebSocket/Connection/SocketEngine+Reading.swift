@@ -159,6 +159,16 @@ extension SocketEngine: ChunkSink {
         }
     }
 
+    /// Stops reading once the socket has ended: a stream that delivers is let go (which ends its
+    /// hold on this engine), a paused read loop wakes to see the end.
+    func stopReading() {
+        switch reader.withLock({ $0 }) {
+        case .direct(let inbound): inbound.cancel()
+        case .pulled(let resumption): resumption.signal()
+        case .none: break
+        }
+    }
+
     /// Resumes a paused read, from this thread.
     func resumeReading() {
         switch reader.withLock({ $0 }) {

@@ -87,7 +87,11 @@ final class SocketEngine: Sendable {
             state.tasks = tasks
             return state.outcome != nil
         }
-        if ended { for task in tasks { task.cancel() } }
+        if ended {
+            // It ended before reading began: reading stops as `end(_:)` would have stopped it.
+            for task in tasks { task.cancel() }
+            stopReading()
+        }
     }
 
     var isEnded: Bool { state.withLock { $0.outcome != nil } }
@@ -398,13 +402,7 @@ final class SocketEngine: Sendable {
         }
         guard let taken else { return }
         connection.close()
-        // Reading stops: a stream that delivers is let go (which breaks its hold on this engine),
-        // a paused read loop wakes to see the end.
-        switch reader.withLock({ $0 }) {
-        case .direct(let inbound): inbound.cancel()
-        case .pulled(let resumption): resumption.signal()
-        case .none: break
-        }
+        stopReading()
         if case .failure(let error) = outcome { buffer.finish(error) } else { buffer.finish(nil) }
         for waiter in taken.outcomeWaiters { waiter.resume(returning: outcome) }
         for turn in taken.turns { turn.resume() }
