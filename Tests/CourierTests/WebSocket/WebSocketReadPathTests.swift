@@ -55,13 +55,7 @@ struct WebSocketReadPathTests {
         let socket = try await executor.webSocket(Self.chat, options: options)
         var messages = socket.messages.makeAsyncIterator()
         _ = try await messages.next()
-        var last = -1
-        while true {
-            let now = written.withLock { $0 }
-            if now == last { break }
-            last = now
-            for _ in 0..<200 { await Task.yield() }
-        }
+        let last = await settled(written)
         // 2 messages in the socket's buffer, 256 KiB in the byte stream's, a few in flight.
         #expect(last <= 2 + 256 + 8)
         var count = 1

@@ -239,13 +239,7 @@ struct WebSocketTests {
         // Read one message, then wait until the peer is stuck.
         var messages = socket.messages.makeAsyncIterator()
         _ = try await messages.next()
-        var last = -1
-        while true {
-            let now = written.withLock { $0 }
-            if now == last { break }
-            last = now
-            for _ in 0..<200 { await Task.yield() }
-        }
+        let last = await settled(written)
         // 4 messages in the socket's buffer, 256 KiB in the byte stream's, a few in flight.
         #expect(last <= 4 + 256 + 8)
         var count = 1
@@ -326,6 +320,18 @@ func waitFor<Value>(_ value: () -> Value?) async throws -> Value {
         if let value = value() { return value }
         try Task.checkCancellation()
         await Task.yield()
+    }
+}
+
+/// Waits until `count` (what a peer has written) stops moving over 200 yields, and returns it:
+/// the peer is stuck behind the socket's backpressure.
+func settled(_ count: Locked<Int>) async -> Int {
+    var last = -1
+    while true {
+        let now = count.withLock { $0 }
+        if now == last { return now }
+        last = now
+        for _ in 0..<200 { await Task.yield() }
     }
 }
 
