@@ -43,18 +43,27 @@ package struct Inflater: Sendable {
     ///   - keepsWindow: Whether the output's last 32 KiB stay for the next message.
     /// - Throws: ``Failure``.
     package mutating func inflate(_ input: [UInt8], limit: Int, keepsWindow: Bool) throws(Failure) -> [UInt8] {
+        try inflate(input, limit: limit, keepsWindow: keepsWindow) { Array($0) }
+    }
+
+    /// Inflates `input` as ``inflate(_:limit:keepsWindow:)`` does, and hands the message to
+    /// `message` where it was written (after the window), so the caller makes the one copy it
+    /// keeps (a `Data`, a `String`), not a second.
+    package mutating func inflate<Message>(
+        _ input: [UInt8], limit: Int, keepsWindow: Bool, _ message: (ArraySlice<UInt8>) -> Message
+    ) throws(Failure) -> Message {
         var buffer: [UInt8] = []
         swap(&buffer, &history)
         var decoder = Decoder(input: input, window: consume buffer, limit: max(0, limit))
         try decoder.run()
-        let message = Array(decoder.output[decoder.start...])
-        guard keepsWindow else { return message }
+        let result = message(decoder.output[decoder.start...])
+        guard keepsWindow else { return result }
         if decoder.output.count > 2 * Self.windowSize {
             history = Array(decoder.output.suffix(Self.windowSize))
         } else {
             swap(&history, &decoder.output)
         }
-        return message
+        return result
     }
 }
 

@@ -101,7 +101,7 @@ package struct MessageAssembler: Sendable {
         input.append(contentsOf: [0x00, 0x00, 0xFF, 0xFF])
         do {
             let keepsWindow = compression?.serverNoContextTakeover == false
-            return Data(try inflater.inflate(input, limit: maximumMessageSize, keepsWindow: keepsWindow))
+            return try inflater.inflate(input, limit: maximumMessageSize, keepsWindow: keepsWindow) { Data($0) }
         } catch {
             switch error {
             case .tooLarge:
