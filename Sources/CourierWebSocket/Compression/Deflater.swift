@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Raw DEFLATE encoding (RFC 1951) of one message for permessage-deflate (RFC 7692 §7.2.1), in
 /// Swift so the library needs no zlib: LZ77 matches found through hash chains, written with the
 /// fixed Huffman codes in one block, ended by a sync flush whose `00 00 FF FF` is left off (the
@@ -14,22 +20,32 @@ package enum Deflater {
     /// A match this long ends the search: a longer one would save little more.
     static let niceLength = 128
 
-    /// The longest input matched: positions are kept in 32 bits. A longer one is written in stored
-    /// blocks (valid, not smaller), and the socket sends it uncompressed.
-    package static let maximumInput = 1 << 30
+    /// The farthest a position may be from a table's origin before the tables slide: a match
+    /// that starts below it inserts positions at most 257 further, and every one must still fit
+    /// a table's 16-bit entry (its distance from the origin, plus one).
+    static let slideAt = Int(UInt16.max) - 258 - 2
 
     /// `input` compressed on its own, with back-references at most `1 << windowBits` bytes long
     /// (`windowBits` between 8 and 15).
     package static func compress(_ input: [UInt8], windowBits: Int = 15) -> [UInt8] {
-        guard input.count <= maximumInput else { return stored(input) }
+        input.withUnsafeBufferPointer { compress($0, windowBits: windowBits) }
+    }
+
+    /// The bytes of `input` compressed on its own, read where they are (no copy first).
+    package static func compress(_ input: Data, windowBits: Int = 15) -> [UInt8] {
+        input.withUnsafeBytes { compress($0.assumingMemoryBound(to: UInt8.self), windowBits: windowBits) }
+    }
+
+    private static func compress(_ input: UnsafeBufferPointer<UInt8>, windowBits: Int) -> [UInt8] {
         var context = Context(windowBits: windowBits, expecting: input.count)
         var writer = BitWriter(capacity: input.count / 2 + 16)
         writer.write(0b010, bits: 3)  // not final; fixed codes
-        _ = input.withUnsafeBufferPointer { input in
-            context.head.withUnsafeMutableBufferPointer { head in
-                context.previous.withUnsafeMutableBufferPointer { previous in
-                    encode(input, from: 0, inserted: 0, head: head, previous: previous, hashBits: context.hashBits, window: context.window, into: &writer)
-                }
+        var origin = 0
+        _ = context.head.withUnsafeMutableBufferPointer { head in
+            context.previous.withUnsafeMutableBufferPointer { previous in
+                encode(
+                    input, from: 0, inserted: 0, origin: &origin, head: head, previous: previous, hashBits: context.hashBits,
+                    window: context.window, into: &writer)
             }
         }
         return finish(&writer)
@@ -39,9 +55,12 @@ package enum Deflater {
     /// (RFC 7692 §7.2.3.2): the last window of what it compressed and the hash chains over it,
     /// so that a message may refer back into the ones before it without hashing them again.
     ///
-    /// Positions are offsets into `data`; when it reaches two windows, the oldest whole windows
-    /// are dropped and every position moves down by as much (a multiple of the window, so the
-    /// ring of chains keeps its slots).
+    /// Positions are offsets into `data`. The chains hold each as its distance from `origin`,
+    /// plus one, in 16 bits (0: none), as zlib does: tables half the size of 32-bit positions,
+    /// which matters when many sockets each keep theirs and each message finds them out of the
+    /// cache. When `data` reaches two windows, the oldest whole windows are dropped and every
+    /// position moves down by as much (a multiple of the window, so the ring of chains keeps its
+    /// slots); within a message longer than the tables reach, the origin moves up instead.
     package struct Context: Sendable {
         /// The window: back-references reach at most this far.
         let window: Int
@@ -50,11 +69,13 @@ package enum Deflater {
         /// Positions up to here are in the chains (the last two of a message wait for the bytes
         /// after them).
         var inserted = 0
+        /// The position the chains' entries count from.
+        var origin = 0
         let hashBits: Int
         /// The newest position of each hash.
-        var head: [Int32]
+        var head: [UInt16]
         /// The position before each one with the same hash, in a ring of the window's size.
-        var previous: [Int32]
+        var previous: [UInt16]
 
         /// A context for messages compressed with back-references within `1 << windowBits`
         /// (8…15); `expecting` sizes the tables for one message of that length, when only one
@@ -64,12 +85,12 @@ package enum Deflater {
             if let expecting {
                 // One message: tables no larger than it needs (no two positions share a slot).
                 hashBits = min(15, max(8, Int.bitWidth - expecting.leadingZeroBitCount))
-                previous = [Int32](repeating: -1, count: expecting <= 8 ? 8 : min(window, 1 << (Int.bitWidth - (expecting - 1).leadingZeroBitCount)))
+                previous = [UInt16](repeating: 0, count: expecting <= 8 ? 8 : min(window, 1 << (Int.bitWidth - (expecting - 1).leadingZeroBitCount)))
             } else {
                 hashBits = 15
-                previous = [Int32](repeating: -1, count: window)
+                previous = [UInt16](repeating: 0, count: window)
             }
-            head = [Int32](repeating: -1, count: 1 << hashBits)
+            head = [UInt16](repeating: 0, count: 1 << hashBits)
         }
 
         /// Forgets everything compressed so far: after a message that was not sent compressed
@@ -77,8 +98,9 @@ package enum Deflater {
         package mutating func reset() {
             data.removeAll(keepingCapacity: true)
             inserted = 0
-            head.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
-            previous.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+            origin = 0
+            head.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            previous.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         }
 
         /// Drops the oldest whole windows once two are held, moving every position down.
@@ -87,41 +109,60 @@ package enum Deflater {
             let shift = (data.count - window) / window * window
             data.removeFirst(shift)
             inserted -= shift
-            Self.move(&head, down: Int32(shift))
-            Self.move(&previous, down: Int32(shift))
-        }
-
-        /// Every position in `table` moved down by `shift`; one that falls below 0 (or was -1)
-        /// is -1. Branch-free through the buffer, so the compiler can vectorize it.
-        private static func move(_ table: inout [Int32], down shift: Int32) {
-            table.withUnsafeMutableBufferPointer { table in
-                guard let base = table.baseAddress else { return }
-                for index in 0..<table.count {
-                    // Below 0, the sign fills every bit: -1.
-                    let moved = base[index] &- shift
-                    base[index] = moved | (moved &>> 31)
-                }
+            if shift <= origin {
+                origin -= shift
+            } else {
+                // Entries counted from a position now gone: down by the rest.
+                head.withUnsafeMutableBufferPointer { Deflater.move($0, down: shift - origin) }
+                previous.withUnsafeMutableBufferPointer { Deflater.move($0, down: shift - origin) }
+                origin = 0
             }
+        }
+    }
+
+    /// Every entry of `table` moved down by `shift`; one that falls to 0 or below is 0 (none).
+    /// Branch-free through the buffer (a saturating subtraction), so the compiler can vectorize it.
+    static func move(_ table: UnsafeMutableBufferPointer<UInt16>, down shift: Int) {
+        guard let base = table.baseAddress else { return }
+        let shift = UInt16(clamping: shift)
+        for index in 0..<table.count {
+            let entry = base[index]
+            base[index] = entry &- min(entry, shift)
         }
     }
 
     /// `input` compressed with `context`: back-references reach into what the context compressed
     /// before (within its window), and `input` joins it.
     package static func compress(_ input: [UInt8], context: inout Context) -> [UInt8] {
-        guard input.count <= maximumInput else { return stored(input) }
         let first = context.data.count
         // Nothing kept (after a reset): the input's own storage, not a copy.
         if first == 0 { context.data = input } else { context.data += input }
-        var writer = BitWriter(capacity: input.count / 2 + 16)
+        return compressAppended(from: first, count: input.count, context: &context)
+    }
+
+    /// The bytes of `input` compressed with `context`, copied once: into the context's history.
+    package static func compress(_ input: Data, context: inout Context) -> [UInt8] {
+        let first = context.data.count
+        context.data.append(contentsOf: input)
+        return compressAppended(from: first, count: input.count, context: &context)
+    }
+
+    /// The last `count` bytes of the context's history, from `first`, compressed.
+    private static func compressAppended(from first: Int, count: Int, context: inout Context) -> [UInt8] {
+        var writer = BitWriter(capacity: count / 2 + 16)
         writer.write(0b010, bits: 3)  // not final; fixed codes
         let (inserted, hashBits, window) = (context.inserted, context.hashBits, context.window)
+        var origin = context.origin
         context.inserted = context.data.withUnsafeBufferPointer { data in
             context.head.withUnsafeMutableBufferPointer { head in
                 context.previous.withUnsafeMutableBufferPointer { previous in
-                    encode(data, from: first, inserted: inserted, head: head, previous: previous, hashBits: hashBits, window: window, into: &writer)
+                    encode(
+                        data, from: first, inserted: inserted, origin: &origin, head: head, previous: previous, hashBits: hashBits,
+                        window: window, into: &writer)
                 }
             }
         }
+        context.origin = origin
         context.slide()
         return finish(&writer)
     }
@@ -136,13 +177,15 @@ package enum Deflater {
     }
 
     /// Writes `data[first...]` as literals and matches, finding matches anywhere in `data` within
-    /// `window` behind each position through the hash chains (`head`, and `previous`, a ring);
-    /// positions from `inserted` on go into the chains first. Returns how far the chains reach:
-    /// every position with three bytes after it.
+    /// `window` behind each position through the hash chains (`head`, and `previous`, a ring,
+    /// whose entries count from `origin`); positions from `inserted` on go into the chains
+    /// first. When a position gets ``slideAt`` past the origin, the origin moves up (the
+    /// entries down) to a window behind it. Returns how far the chains reach: every position
+    /// with three bytes after it.
     @inline(__always)
     private static func encode(
-        _ data: UnsafeBufferPointer<UInt8>, from first: Int, inserted: Int, head: UnsafeMutableBufferPointer<Int32>,
-        previous: UnsafeMutableBufferPointer<Int32>, hashBits: Int, window: Int, into writer: inout BitWriter
+        _ data: UnsafeBufferPointer<UInt8>, from first: Int, inserted: Int, origin: inout Int, head: UnsafeMutableBufferPointer<UInt16>,
+        previous: UnsafeMutableBufferPointer<UInt16>, hashBits: Int, window: Int, into writer: inout BitWriter
     ) -> Int {
         let count = data.count
         guard let base = data.baseAddress else { return 0 }
@@ -150,9 +193,19 @@ package enum Deflater {
         let hashShift = UInt32(32 - hashBits)
         // Every index below is in bounds by construction (a hash reads three bytes where at least
         // three are left, a match compares no further than `limit` past either position, and a
-        // candidate is always behind `position`), so the loop reads through the buffers'
-        // pointers, without a bounds check a byte.
+        // candidate is always behind `position` and at or after `origin`), so the loop reads
+        // through the buffers' pointers, without a bounds check a byte.
         let raw = UnsafeRawPointer(base)
+        var from = origin
+        /// The origin moved up so that `position` is a window past it (or as far as the tables
+        /// reach); entries behind the new origin are dropped.
+        func slide(to position: Int) {
+            let shift = position - from - window
+            guard shift > 0 else { return }
+            move(head, down: shift)
+            move(previous, down: shift)
+            from += shift
+        }
         func hash(_ at: Int) -> Int {
             let word = UInt32(base[at]) | UInt32(base[at + 1]) << 8 | UInt32(base[at + 2]) << 16
             return Int((word &* 0x9E37_79B1) >> hashShift)
@@ -160,7 +213,7 @@ package enum Deflater {
         func insert(_ at: Int) {
             let slot = hash(at)
             previous[at & (ring - 1)] = head[slot]
-            head[slot] = Int32(at)
+            head[slot] = UInt16(truncatingIfNeeded: at - from + 1)
         }
         /// How many bytes at `candidate` and `position` agree, at most `limit`: eight at a time,
         /// then one at a time.
@@ -178,19 +231,23 @@ package enum Deflater {
         }
         // The last positions of the message before, now that the bytes after them are here.
         var waiting = inserted
+        if first - from >= slideAt { slide(to: first) }
         while waiting < first, count - waiting >= 3 {
             insert(waiting)
             waiting += 1
         }
         var position = first
         while position < count {
+            if position - from >= slideAt { slide(to: position) }
             var bestLength = 0
             var bestDistance = 0
             if count - position >= 3 {
                 let limit = min(258, count - position)
-                var candidate = Int(head[hash(position)])
+                var entry = Int(head[hash(position)])
                 var chain = chainLimit
-                while candidate >= 0, position - candidate <= window, chain > 0 {
+                while entry != 0, chain > 0 {
+                    let candidate = from + entry - 1
+                    guard position - candidate <= window else { break }
                     if base[candidate + bestLength] == base[position + bestLength] {
                         let length = agreeing(candidate, position, limit)
                         if length > bestLength {
@@ -201,8 +258,8 @@ package enum Deflater {
                     }
                     let next = Int(previous[candidate & (ring - 1)])
                     // A slot of the ring overwritten by a newer position ends the chain.
-                    guard next < candidate else { break }
-                    candidate = next
+                    guard next < entry else { break }
+                    entry = next
                     chain -= 1
                 }
                 insert(position)
@@ -220,6 +277,7 @@ package enum Deflater {
                 position += 1
             }
         }
+        origin = from
         // Every position with three bytes after it is in the chains now.
         return max(inserted, count - 2)
     }

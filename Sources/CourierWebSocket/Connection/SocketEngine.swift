@@ -123,17 +123,14 @@ final class SocketEngine: Sendable {
         case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
         case .binary(let data): (opcode, payload) = (.binary, data)
         }
-        if let compression, let offered = options.compression, payload.count >= offered.minimumSize, !payload.isEmpty,
-            payload.count <= Deflater.maximumInput
-        {
-            let bytes = [UInt8](payload)
+        if let compression, let offered = options.compression, payload.count >= offered.minimumSize, !payload.isEmpty {
             if compression.clientNoContextTakeover {
-                let compressed = Deflater.compress(bytes, windowBits: compression.clientMaxWindowBits)
+                let compressed = Deflater.compress(payload, windowBits: compression.clientMaxWindowBits)
                 if compressed.count < payload.count { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
             } else {
                 let compressed: [UInt8]? = sentContext.withLock { context in
                     var kept = context.take() ?? Deflater.Context(windowBits: compression.clientMaxWindowBits)
-                    let compressed = Deflater.compress(bytes, context: &kept)
+                    let compressed = Deflater.compress(payload, context: &kept)
                     // A message sent as it is never reaches the server's inflater: nothing may
                     // refer back into it, or past it.
                     if compressed.count >= payload.count { kept.reset() }

@@ -173,6 +173,30 @@ struct CompressionTests {
         #expect(Deflater.compress(feed[1], context: &pair) == Deflater.compress(feed[1], windowBits: windowBits))
     }
 
+    @Test("a message longer than the chains' 16-bit positions reach keeps finding matches a window back, alone and with its context", arguments: [9, 15])
+    func pastTheTablesReach(windowBits: Int) throws {
+        var generator = SystemRandomNumberGenerator()
+        // A random block repeated: after the first copy, every byte has a match one block back,
+        // on both sides of each point where the chains' origin moves (every ~32 K positions).
+        let block = (0..<min(20_000, (1 << windowBits) - 300)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let long = Array([[UInt8]](repeating: block, count: 200_000 / block.count + 1).joined())
+        let alone = Deflater.compress(long, windowBits: windowBits)
+        var fresh = Inflater()
+        #expect(try Self.inflate(&fresh, alone, keepsWindow: false) == long)
+        #expect(alone.count < block.count * 11 / 10 + 2_000, "\(alone.count) bytes for \(block.count) random ones repeated")
+        #expect(Self.farthestReference(alone) <= 1 << windowBits)
+        // With a context: a short message, the long one, then one that repeats the block again.
+        var context = Deflater.Context(windowBits: windowBits)
+        var server = Inflater()
+        for message in [Array(Self.jsonLines.prefix(500)), long, block] {
+            let compressed = Deflater.compress(message, context: &context)
+            #expect(try Self.inflate(&server, compressed) == message)
+            #expect(Self.farthestReference(compressed) <= 1 << windowBits)
+            if message == block { #expect(compressed.count < block.count / 10, "the block again: \(compressed.count) bytes") }
+        }
+        #expect(context.data.count < 2 << windowBits)
+    }
+
     /// The longest distance in a fixed-code block the deflater wrote.
     static func farthestReference(_ bytes: [UInt8]) -> Int {
         var reader = (bytes: bytes, position: 0)
