@@ -94,33 +94,94 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
     }
 
     /// What went wrong.
-    public var cause: Cause
+    public var cause: Cause {
+        get { storage.cause }
+        set { unique().cause = newValue }
+    }
     /// A redacted copy of the request, when the failure belongs to one.
-    public var request: Request?
+    public var request: Request? {
+        get { storage.request }
+        set { unique().request = newValue }
+    }
     /// The response, when one arrived. A header whose value echoes one of the request's
     /// secrets prints as `<redacted>` (read its value with the subscript).
-    public var response: Response?
+    public var response: Response? {
+        get { storage.response }
+        set { unique().response = newValue }
+    }
     /// The error Courier wrapped (a `URLError`, a `DecodingError`, …), for diagnostics.
     ///
     /// A `URLError` (or another error carrying a failing URL) is stored with that URL redacted
     /// as the request is: userinfo and sensitive query values hidden.
-    public var underlyingError: (any Error)?
+    public var underlyingError: (any Error)? {
+        get { storage.underlyingError }
+        set { unique().underlyingError = newValue }
+    }
     /// What was measured of the hop that failed, up to the failure (the lookup, the connection,
     /// the handshake, the request written, as far as they got, and ``HopTimings/failedAt``),
     /// when the exchange recorded timings (``Exchange/recordsTimings``, or a middleware that reads
     /// them: ``HARRecorder``, CourierMetrics, CourierTracing). `nil` otherwise, and for failures
     /// that are not a hop's (a bad request, a decoding failure).
-    public var timings: HopTimings?
+    public var timings: HopTimings? {
+        get { storage.timings }
+        set { unique().timings = newValue }
+    }
     /// Which time limit fired, on a ``Cause/timedOut`` error that knows it (every limit of
     /// Courier's own does; a platform's timeout may not say which it was).
-    public var timeout: Timeout?
+    public var timeout: Timeout? {
+        get { storage.timeout }
+        set { unique().timeout = newValue }
+    }
     /// Hides the original request's secrets if a message echoes them (an error body that quotes
     /// the token it rejected, a decoder message that names a value). Never printed.
-    var echoGuard: BodyRedactor?
+    var echoGuard: BodyRedactor? {
+        get { storage.echoGuard }
+        set { unique().echoGuard = newValue }
+    }
     /// Whether this is the ``Cause/cancelled`` a stream gets when its reader stops reading or
     /// drops it (``ByteStream/cancel()``, a `break`, an unread body), as opposed to a cancelled
     /// task: observers report it as ``ByteStream/Ending/abandoned``, not as a failure.
-    package var isReaderStop = false
+    package var isReaderStop: Bool {
+        get { storage.isReaderStop }
+        set { unique().isReaderStop = newValue }
+    }
+
+    /// What an error holds, behind one reference: an error is one word wherever it goes (a
+    /// `Result`, a typed `throws`, a stream's end), not the 700 bytes of its parts, copied each
+    /// time. Copied before a change when shared, as a value is.
+    private final class Storage: @unchecked Sendable {
+        // Only changed through `unique()`, when no other error holds this storage.
+        var cause: Cause
+        var request: Request?
+        var response: Response?
+        var underlyingError: (any Error)?
+        var timings: HopTimings?
+        var timeout: Timeout?
+        var echoGuard: BodyRedactor?
+        var isReaderStop = false
+
+        init(cause: Cause) { self.cause = cause }
+
+        func copy() -> Storage {
+            let copy = Storage(cause: cause)
+            copy.request = request
+            copy.response = response
+            copy.underlyingError = underlyingError
+            copy.timings = timings
+            copy.timeout = timeout
+            copy.echoGuard = echoGuard
+            copy.isReaderStop = isReaderStop
+            return copy
+        }
+    }
+
+    private var storage: Storage
+
+    /// The storage, copied first when another error shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
 
     /// The error a stream ends with when its reader stops it or drops it.
     static var readerStop: CourierError {
@@ -139,12 +200,13 @@ public struct CourierError: Error, Sendable, CustomStringConvertible, CustomDebu
         _ cause: Cause, request: Request? = nil, response: Response? = nil,
         underlyingError: (any Error)? = nil
     ) {
-        self.cause = cause
-        self.echoGuard = request.map { BodyRedactor(request: $0) }
-        self.request = request?.redacted()
+        let storage = Storage(cause: cause)
+        storage.echoGuard = request.map { BodyRedactor(request: $0) }
+        storage.request = request?.redacted()
         // Shown with its request: a header that echoes one of the request's secrets is hidden.
-        self.response = response?.hidingEchoes(of: request)
-        self.underlyingError = underlyingError.map { Self.redacting($0, with: request?.redaction ?? .standard) }
+        storage.response = response?.hidingEchoes(of: request)
+        storage.underlyingError = underlyingError.map { Self.redacting($0, with: request?.redaction ?? .standard) }
+        self.storage = storage
     }
 
     /// The status code, when a response arrived.
