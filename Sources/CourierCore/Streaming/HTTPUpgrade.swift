@@ -72,7 +72,25 @@ public protocol UpgradedConnection: Sendable {
     /// - Parameter bytes: The bytes.
     /// - Throws: When the connection is closed or failed.
     func write(_ bytes: Data) async throws
+    /// Writes the `count` bytes that `fill` puts into a buffer of the transport's own, as one
+    /// piece, as ``write(_:)`` does: a protocol's frame is encoded once, where it is sent from,
+    /// not into a `Data` first. A transport that does not implement it gets a `Data` filled and
+    /// written.
+    /// - Parameters:
+    ///   - count: How many bytes `fill` writes: all of the buffer it is given.
+    ///   - fill: Writes the bytes; called once, before anything is sent.
+    /// - Throws: When the connection is closed or failed.
+    func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) async throws
     /// Closes the connection, both ways: the body stream ends and further writes fail. Calling
     /// it again does nothing.
     func close()
+}
+
+extension UpgradedConnection {
+    /// A `Data` of `count` bytes filled by `fill`, then ``write(_:)``.
+    public func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) async throws {
+        var bytes = Data(count: max(0, count))
+        bytes.withUnsafeMutableBytes(fill)
+        try await write(bytes)
+    }
 }

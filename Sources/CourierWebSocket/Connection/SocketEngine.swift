@@ -108,7 +108,8 @@ final class SocketEngine: Sendable {
         if let compression, !compression.clientNoContextTakeover {
             try await write(making: { frame(for: message) })
         } else {
-            try await write(frame(for: message))
+            let outgoing = frame(for: message)
+            try await write(making: { outgoing })
         }
     }
 
@@ -116,17 +117,22 @@ final class SocketEngine: Sendable {
     /// at least ``WebSocketCompression/minimumSize`` and compressing makes it shorter; with the
     /// context taken over, the messages compressed before it are its history, and it joins them
     /// (then it is called in the writing turn, ``send(_:)``).
-    private func frame(for message: WebSocketMessage) -> WebSocketFrame {
+    private func frame(for message: WebSocketMessage) -> Outgoing {
         let opcode: WebSocketOpcode
         let payload: Data
         switch message {
-        case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
+        case .text(let text):
+            // Not to be compressed: written from the string's own bytes, with no copy between.
+            guard compression != nil, let offered = options.compression, text.utf8.count >= offered.minimumSize, !text.isEmpty else {
+                return .text(text)
+            }
+            (opcode, payload) = (.text, Data(text.utf8))
         case .binary(let data): (opcode, payload) = (.binary, data)
         }
         if let compression, let offered = options.compression, payload.count >= offered.minimumSize, !payload.isEmpty {
             if compression.clientNoContextTakeover {
                 let compressed = Deflater.compress(payload, windowBits: compression.clientMaxWindowBits)
-                if compressed.count < payload.count { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
+                if compressed.count < payload.count { return .frame(WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true)) }
             } else {
                 let compressed: [UInt8]? = sentContext.withLock { context in
                     var kept = context.take() ?? Deflater.Context(windowBits: compression.clientMaxWindowBits)
@@ -137,21 +143,47 @@ final class SocketEngine: Sendable {
                     context = kept
                     return compressed.count < payload.count ? compressed : nil
                 }
-                if let compressed { return WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true) }
+                if let compressed { return .frame(WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true)) }
             }
         }
-        return WebSocketFrame(opcode, payload: payload)
+        return .frame(WebSocketFrame(opcode, payload: payload))
+    }
+
+    /// What a send writes: a frame, or a text message sent uncompressed, encoded from its string.
+    private enum Outgoing {
+        case frame(WebSocketFrame)
+        case text(String)
+
+        /// Writes it to `connection`, masked with `mask`: encoded once, into the transport's buffer.
+        func write(to connection: any UpgradedConnection, mask: UInt32) async throws {
+            switch self {
+            case .frame(let frame):
+                try await connection.write(count: WebSocketFrame.wireCount(payload: frame.payload.count, masked: true)) {
+                    frame.encode(into: $0, mask: mask)
+                }
+            case .text(let text):
+                let count = text.utf8.count
+                try await connection.write(count: WebSocketFrame.wireCount(payload: count, masked: true)) { wire in
+                    let encoded: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+                        WebSocketFrame.encode(.text, payload: UnsafeRawBufferPointer(bytes), mask: mask, into: wire)
+                    }
+                    if encoded == nil {
+                        Data(text.utf8).withUnsafeBytes { WebSocketFrame.encode(.text, payload: $0, mask: mask, into: wire) }
+                    }
+                }
+            }
+        }
     }
 
     /// Sends `frame` in its turn, when `allowed` says the state lets it go (checked as it queues).
     /// - Throws: ``CourierError``: the socket closed or failed, or the connection failed.
     func write(_ frame: WebSocketFrame, allowed: (inout State) -> Bool = { !$0.closeSent }) async throws(CourierError) {
-        try await write(making: { frame }, allowed: allowed)
+        try await write(making: { .frame(frame) }, allowed: allowed)
     }
 
     /// Sends the frame `make` gives in the writing turn, when `allowed` says the state lets it go
     /// (checked as it queues).
-    private func write(making make: () -> WebSocketFrame, allowed: (inout State) -> Bool = { !$0.closeSent }) async throws(CourierError) {
+    private func write(making make: () -> Outgoing, allowed: (inout State) -> Bool = { !$0.closeSent }) async throws(CourierError) {
         // One lock checks the state and, when nobody writes, takes the turn.
         enum Entry { case refused(CourierError), turn, wait }
         let entry: Entry = state.withLock { state in
@@ -174,7 +206,7 @@ final class SocketEngine: Sendable {
         defer { releaseTurn() }
         if case .wait = entry, case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
         do {
-            try await connection.write(make().encoded(mask: nextMask()))
+            try await make().write(to: connection, mask: nextMask())
         } catch {
             let failure = lost("the connection failed while a frame was written", underlying: error)
             // Once a close frame is on its way the end is the closing handshake's to decide: a

@@ -43,25 +43,49 @@ package struct WebSocketFrame: Sendable, Equatable {
     /// every frame, RFC 6455 §5.3; a server never does; the key's bytes go out most significant
     /// first), its length in the shortest form. Written once, into the buffer that is returned.
     package func encoded(mask: UInt32?) -> Data {
+        var wire = Data(count: Self.wireCount(payload: payload.count, masked: mask != nil))
+        wire.withUnsafeMutableBytes { encode(into: $0, mask: mask) }
+        return wire
+    }
+
+    /// Writes the frame as ``encoded(mask:)`` returns it into `wire`, which holds exactly
+    /// ``wireCount(payload:masked:)`` bytes.
+    package func encode(into wire: UnsafeMutableRawBufferPointer, mask: UInt32?) {
+        payload.withUnsafeBytes { payload in
+            Self.encode(opcode, isFinal: isFinal, isCompressed: isCompressed, payload: payload, mask: mask, into: wire)
+        }
+    }
+
+    /// How many bytes a frame with `payload` bytes of application data takes on the wire.
+    package static func wireCount(payload count: Int, masked: Bool) -> Int {
+        2 + (count < 126 ? 0 : count <= 0xFFFF ? 2 : 8) + (masked ? 4 : 0) + count
+    }
+
+    /// Writes a frame of `payload` into `wire` (exactly ``wireCount(payload:masked:)`` bytes):
+    /// the header, then the payload, masked with `mask` as it is copied when one is given.
+    package static func encode(
+        _ opcode: WebSocketOpcode, isFinal: Bool = true, isCompressed: Bool = false, payload: UnsafeRawBufferPointer, mask: UInt32?,
+        into wire: UnsafeMutableRawBufferPointer
+    ) {
         let count = payload.count
         let lengthBytes = count < 126 ? 0 : count <= 0xFFFF ? 2 : 8
         let headerLength = 2 + lengthBytes + (mask == nil ? 0 : 4)
-        var wire = Data(count: headerLength + count)
-        wire.withUnsafeMutableBytes { raw in
-            raw[0] = (isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue
-            let lengthCode: UInt8 = lengthBytes == 0 ? UInt8(count) : lengthBytes == 2 ? 126 : 127
-            raw[1] = (mask == nil ? 0 : 0x80) | lengthCode
-            for index in 0..<lengthBytes {
-                raw[2 + index] = UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(8 * (lengthBytes - 1 - index)))
-            }
-            if let mask {
-                for index in 0..<4 { raw[2 + lengthBytes + index] = UInt8(truncatingIfNeeded: mask >> UInt32(24 - 8 * index)) }
-            }
-            let body = UnsafeMutableRawBufferPointer(rebasing: raw[headerLength...])
-            _ = payload.copyBytes(to: body.bindMemory(to: UInt8.self))
-            if let mask { Self.mask(body, key: mask) }
+        // A buffer of the wrong size is a transport's mistake: nothing is written past it.
+        guard wire.count == headerLength + count else { return }
+        wire[0] = (isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue
+        let lengthCode: UInt8 = lengthBytes == 0 ? UInt8(count) : lengthBytes == 2 ? 126 : 127
+        wire[1] = (mask == nil ? 0 : 0x80) | lengthCode
+        for index in 0..<lengthBytes {
+            wire[2 + index] = UInt8(truncatingIfNeeded: UInt64(count) >> UInt64(8 * (lengthBytes - 1 - index)))
         }
-        return wire
+        if let mask {
+            for index in 0..<4 { wire[2 + lengthBytes + index] = UInt8(truncatingIfNeeded: mask >> UInt32(24 - 8 * index)) }
+        }
+        let body = UnsafeMutableRawBufferPointer(rebasing: wire[headerLength...])
+        if let source = payload.baseAddress, count > 0, let target = body.baseAddress {
+            target.copyMemory(from: source, byteCount: count)
+        }
+        if let mask { Self.mask(body, key: mask) }
     }
 
     /// XORs `buffer` with the 4-byte masking `key` (its most significant byte first, as on the

@@ -54,6 +54,21 @@ struct FrameParserTests {
         #expect(try parser.next() == WebSocketFrame(.text, payload: payload))
     }
 
+
+    @Test("a frame encoded into a transport's buffer is the same bytes; a buffer of the wrong size is left as it is", arguments: [0, 5, 126, 70_000])
+    func encodedInPlace(length: Int) {
+        let payload = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let frame = WebSocketFrame(.binary, payload: payload, isFinal: false)
+        for mask: UInt32? in [nil, 0x0102_0304] {
+            let count = WebSocketFrame.wireCount(payload: length, masked: mask != nil)
+            var wire = [UInt8](repeating: 0xEE, count: count)
+            wire.withUnsafeMutableBytes { frame.encode(into: $0, mask: mask) }
+            #expect(Data(wire) == frame.encoded(mask: mask))
+            var short = [UInt8](repeating: 0xEE, count: count - 1)
+            short.withUnsafeMutableBytes { frame.encode(into: $0, mask: mask) }
+            #expect(short.allSatisfy { $0 == 0xEE })
+        }
+    }
     @Test("frames split at every byte come out whole, in order")
     func splitAnywhere() throws {
         let stream = WebSocketFrame(.text, payload: Data("hello".utf8)).encoded(mask: nil)

@@ -17,15 +17,27 @@ struct SwitchedConnection: UpgradedConnection {
     let handler: NIOLoopBound<SwitchedHandler>
 
     func write(_ bytes: Data) async throws {
+        try await write(count: bytes.count) { target in _ = bytes.copyBytes(to: target) }
+    }
+
+    /// Fills a buffer from the channel's allocator, the one the socket writes from: a frame is
+    /// encoded once, not into a `Data` and then copied.
+    func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) async throws {
         guard channel.isActive else { throw ChannelError.ioOnClosedChannel }
         if !channel.isWritable {
             let writable = channel.eventLoop.makePromise(of: Void.self)
             channel.eventLoop.execute { [handler] in handler.value.whenWritable(writable) }
             try await writable.futureResult.get()
         }
+        let count = max(0, count)
+        var buffer = channel.allocator.buffer(capacity: count)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { free in
+            fill(UnsafeMutableRawBufferPointer(rebasing: free[..<count]))
+            return count
+        }
         // Queued on the loop in the order of the calls; the socket's engine writes one frame at a
         // time, so nothing else is written in the middle of it.
-        channel.writeAndFlush(ByteBuffer(data: bytes), promise: nil)
+        channel.writeAndFlush(buffer, promise: nil)
     }
 
     func close() {
