@@ -81,6 +81,12 @@ public protocol UpgradedConnection: Sendable {
     ///   - fill: Writes the bytes; called once, before anything is sent.
     /// - Throws: When the connection is closed or failed.
     func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) async throws
+    /// Writes the `count` bytes `fill` puts into the transport's buffer now, as
+    /// ``write(count:_:)`` does, when the connection can take them without waiting; returns
+    /// `false` (and does not call `fill`) when it would have to wait or is closed: then call
+    /// ``write(count:_:)``. A protocol's sender uses it to send without suspending while the
+    /// connection has room. By default it returns `false`.
+    func writeIfReady(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> Bool
     /// Closes the connection, both ways: the body stream ends and further writes fail. Calling
     /// it again does nothing.
     func close()
@@ -93,4 +99,7 @@ extension UpgradedConnection {
         bytes.withUnsafeMutableBytes(fill)
         try await write(bytes)
     }
+
+    /// `false`: every write goes through ``write(count:_:)``.
+    public func writeIfReady(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> Bool { false }
 }

@@ -113,6 +113,38 @@ final class SocketEngine: Sendable {
         }
     }
 
+    /// What ``sendNow(_:)`` came to.
+    enum Immediate {
+        /// Written.
+        case sent
+        /// Not begun: another send has the turn, or the message is compressed before its turn;
+        /// ``send(_:)`` does it all.
+        case busy
+        /// The turn is taken and the frame made, but the connection cannot take it now:
+        /// ``finish(_:)`` writes it, waiting, and gives the turn back.
+        case holding(Outgoing)
+    }
+
+    /// Sends `message` without suspending when nothing stands in the way: no other send has the
+    /// turn and the connection has room (``UpgradedConnection/writeIfReady(count:_:)``).
+    /// - Throws: ``CourierError``: the socket is closing, closed or failed (nothing begun).
+    func sendNow(_ message: WebSocketMessage) throws(CourierError) -> Immediate {
+        // A message compressed on its own is compressed before its turn, out of other senders'
+        // way: ``send(_:)`` does that.
+        if let compression, compression.clientNoContextTakeover, let offered = options.compression, message.byteCount >= offered.minimumSize {
+            return .busy
+        }
+        switch enter(allowed: { !$0.closeSent }) {
+        case .refused(let error): throw error
+        case .wait: return .busy
+        case .turn: break
+        }
+        let outgoing = frame(for: message)
+        guard outgoing.writeIfReady(to: connection, mask: nextMask()) else { return .holding(outgoing) }
+        releaseTurn()
+        return .sent
+    }
+
     /// `message` as one frame: compressed when the server accepted compression, the message is
     /// at least ``WebSocketCompression/minimumSize`` and compressing makes it shorter; with the
     /// context taken over, the messages compressed before it are its history, and it joins them
@@ -150,28 +182,41 @@ final class SocketEngine: Sendable {
     }
 
     /// What a send writes: a frame, or a text message sent uncompressed, encoded from its string.
-    private enum Outgoing {
+    enum Outgoing {
         case frame(WebSocketFrame)
         case text(String)
 
-        /// Writes it to `connection`, masked with `mask`: encoded once, into the transport's buffer.
-        func write(to connection: any UpgradedConnection, mask: UInt32) async throws {
+        /// How many bytes it takes on the wire, masked.
+        var wireCount: Int {
+            switch self {
+            case .frame(let frame): WebSocketFrame.wireCount(payload: frame.payload.count, masked: true)
+            case .text(let text): WebSocketFrame.wireCount(payload: text.utf8.count, masked: true)
+            }
+        }
+
+        /// Encodes it into `wire` (``wireCount`` bytes), masked with `mask`.
+        func encode(into wire: UnsafeMutableRawBufferPointer, mask: UInt32) {
             switch self {
             case .frame(let frame):
-                try await connection.write(count: WebSocketFrame.wireCount(payload: frame.payload.count, masked: true)) {
-                    frame.encode(into: $0, mask: mask)
-                }
+                frame.encode(into: wire, mask: mask)
             case .text(let text):
-                let count = text.utf8.count
-                try await connection.write(count: WebSocketFrame.wireCount(payload: count, masked: true)) { wire in
-                    let encoded: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
-                        WebSocketFrame.encode(.text, payload: UnsafeRawBufferPointer(bytes), mask: mask, into: wire)
-                    }
-                    if encoded == nil {
-                        Data(text.utf8).withUnsafeBytes { WebSocketFrame.encode(.text, payload: $0, mask: mask, into: wire) }
-                    }
+                let encoded: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+                    WebSocketFrame.encode(.text, payload: UnsafeRawBufferPointer(bytes), mask: mask, into: wire)
+                }
+                if encoded == nil {
+                    Data(text.utf8).withUnsafeBytes { WebSocketFrame.encode(.text, payload: $0, mask: mask, into: wire) }
                 }
             }
+        }
+
+        /// Writes it to `connection`, masked with `mask`: encoded once, into the transport's buffer.
+        func write(to connection: any UpgradedConnection, mask: UInt32) async throws {
+            try await connection.write(count: wireCount) { encode(into: $0, mask: mask) }
+        }
+
+        /// Writes it now when `connection` can take it without waiting.
+        func writeIfReady(to connection: any UpgradedConnection, mask: UInt32) -> Bool {
+            connection.writeIfReady(count: wireCount) { encode(into: $0, mask: mask) }
         }
     }
 
@@ -184,9 +229,25 @@ final class SocketEngine: Sendable {
     /// Sends the frame `make` gives in the writing turn, when `allowed` says the state lets it go
     /// (checked as it queues).
     private func write(making make: () -> Outgoing, allowed: (inout State) -> Bool = { !$0.closeSent }) async throws(CourierError) {
-        // One lock checks the state and, when nobody writes, takes the turn.
-        enum Entry { case refused(CourierError), turn, wait }
-        let entry: Entry = state.withLock { state in
+        let entry = enter(allowed: allowed)
+        switch entry {
+        case .refused(let error): throw error
+        case .turn: break
+        case .wait: await takeTurn()
+        }
+        if case .wait = entry, case .failure(let error) = state.withLock({ $0.outcome }) {
+            releaseTurn()
+            throw error
+        }
+        try await finish(make())
+    }
+
+    private enum Entry { case refused(CourierError), turn, wait }
+
+    /// One lock checks the state (`allowed` says whether it lets a frame go) and, when nobody
+    /// writes, takes the turn.
+    private func enter(allowed: (inout State) -> Bool) -> Entry {
+        state.withLock { state in
             if case .failure(let error) = state.outcome { return .refused(error) }
             guard state.outcome == nil, allowed(&state) else {
                 return .refused(CourierError(
@@ -198,15 +259,14 @@ final class SocketEngine: Sendable {
             }
             return .wait
         }
-        switch entry {
-        case .refused(let error): throw error
-        case .turn: break
-        case .wait: await takeTurn()
-        }
+    }
+
+    /// Writes `outgoing` with the turn held, then gives the turn back.
+    /// - Throws: ``CourierError``: the connection failed.
+    func finish(_ outgoing: Outgoing) async throws(CourierError) {
         defer { releaseTurn() }
-        if case .wait = entry, case .failure(let error) = state.withLock({ $0.outcome }) { throw error }
         do {
-            try await make().write(to: connection, mask: nextMask())
+            try await outgoing.write(to: connection, mask: nextMask())
         } catch {
             let failure = lost("the connection failed while a frame was written", underlying: error)
             // Once a close frame is on its way the end is the closing handshake's to decide: a
@@ -467,5 +527,15 @@ final class SocketEngine: Sendable {
 
     func lost(_ message: String, underlying: (any Error)? = nil) -> CourierError {
         CourierError(.webSocket(WebSocketFailure(.connectionLost, message: message, closeCode: .abnormalClosure)), request: request, underlyingError: underlying)
+    }
+}
+
+extension WebSocketMessage {
+    /// How many bytes of application data the message holds (a text's in UTF-8).
+    fileprivate var byteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let data): data.count
+        }
     }
 }

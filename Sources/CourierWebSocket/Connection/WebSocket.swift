@@ -62,6 +62,17 @@ public final class WebSocket: Sendable {
     /// - Throws: ``CourierError``: ``WebSocketFailure/Kind/closed`` once the socket is closing or
     ///   closed, the socket's failure once it failed.
     public func send(_ message: WebSocketMessage) async throws(CourierError) {
+        // While no other send has the turn and the connection has room, the frame goes at once:
+        // nothing suspends, so there is nothing to cancel.
+        if !Task.isCancelled {
+            switch try engine.sendNow(message) {
+            case .sent: return
+            case .holding(let outgoing):
+                try await whileWaiting { () async throws(CourierError) in try await engine.finish(outgoing) }
+                return
+            case .busy: break
+            }
+        }
         try await whileWaiting { () async throws(CourierError) in try await engine.send(message) }
     }
 

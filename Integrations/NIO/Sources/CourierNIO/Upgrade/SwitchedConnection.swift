@@ -29,6 +29,18 @@ struct SwitchedConnection: UpgradedConnection {
             channel.eventLoop.execute { [handler] in handler.value.whenWritable(writable) }
             try await writable.futureResult.get()
         }
+        send(count: count, fill)
+    }
+
+    /// Writes at once while the channel is open and writable (its buffer below the high-water
+    /// mark); otherwise leaves it to ``write(count:_:)``, which waits.
+    func writeIfReady(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        guard channel.isActive, channel.isWritable else { return false }
+        send(count: count, fill)
+        return true
+    }
+
+    private func send(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
         let count = max(0, count)
         var buffer = channel.allocator.buffer(capacity: count)
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { free in
