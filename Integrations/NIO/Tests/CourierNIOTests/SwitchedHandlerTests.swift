@@ -3,6 +3,8 @@
 import Foundation
 import NIOCore
 import NIOEmbedded
+import NIOPosix
+import NIOConcurrencyHelpers
 import Testing
 
 /// A switched connection's bytes go from the event loop into the body stream with backpressure,
@@ -78,5 +80,60 @@ struct SwitchedHandlerTests {
         stopped.cancel()
         other.embeddedEventLoop.run()
         #expect(!other.isActive)
+    }
+
+    /// Collects what a connection receives, and answers `promise` once `expecting` bytes came.
+    final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let received = NIOLockedValueBox<[UInt8]>([])
+        let promise: EventLoopPromise<[UInt8]>
+        let expecting: Int
+        init(promise: EventLoopPromise<[UInt8]>, expecting: Int) {
+            self.promise = promise
+            self.expecting = expecting
+        }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let bytes = unwrapInboundIn(data).readableBytesView
+            let all = received.withLockedValue {
+                $0 += bytes
+                return $0
+            }
+            if all.count >= expecting { promise.succeed(all) }
+        }
+    }
+
+    @Test("writes go out in the order they are made, from the event loop or from another thread")
+    func writesKeepTheirOrder() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let arrived = loop.makePromise(of: [UInt8].self)
+        let server = try await ServerBootstrap(group: group)
+            .childChannelInitializer { $0.pipeline.addHandler(Collector(promise: arrived, expecting: 6)) }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let client = try await ClientBootstrap(group: group).connect(to: try #require(server.localAddress)).get()
+        // The reads' stream stays alive: a dropped one closes the channel.
+        let (stream, continuation) = ByteStream.makeStream(bufferLimit: 1024)
+        let bound = try await loop.submit {
+            let handler = SwitchedHandler(continuation: continuation, request: .get |> url("ws://peer/"))
+            try client.pipeline.syncOperations.addHandler(handler)
+            return NIOLoopBound(handler, eventLoop: loop)
+        }.get()
+        let connection = SwitchedConnection(channel: client, handler: bound)
+        @Sendable func fill(_ byte: UInt8) -> (UnsafeMutableRawBufferPointer) -> Void { { $0.initializeMemory(as: UInt8.self, repeating: byte) } }
+        // The loop is busy with a task that will write (the socket's own frames, a pong or a
+        // close, are written from the loop); meanwhile another thread writes first, which the
+        // loop takes up after that task. The loop's write must not overtake it.
+        let release = DispatchSemaphore(value: 0)
+        loop.execute {
+            release.wait()
+            _ = connection.writeIfReady(count: 3, fill(2))
+        }
+        #expect(connection.writeIfReady(count: 3, fill(1)))
+        release.signal()
+        #expect(try await arrived.futureResult.get() == [1, 1, 1, 2, 2, 2])
+        withExtendedLifetime(stream) {}
+        try await client.close()
+        try await server.close()
+        try await group.shutdownGracefully()
     }
 }

@@ -4,6 +4,7 @@
 #else
     import Foundation
 #endif
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationEssentialsCompat
 
@@ -15,6 +16,15 @@ import NIOFoundationEssentialsCompat
 struct SwitchedConnection: UpgradedConnection {
     let channel: any Channel
     let handler: NIOLoopBound<SwitchedHandler>
+    /// Writes handed to the event loop from other threads and not yet made there. A write made
+    /// on the loop goes at once only when there are none: otherwise it would overtake them (a
+    /// close frame before the message sent just before it).
+    private let handedToLoop = NIOLockedValueBox(0)
+
+    init(channel: any Channel, handler: NIOLoopBound<SwitchedHandler>) {
+        self.channel = channel
+        self.handler = handler
+    }
 
     func write(_ bytes: Data) async throws {
         try await write(count: bytes.count) { target in _ = bytes.copyBytes(to: target) }
@@ -47,9 +57,18 @@ struct SwitchedConnection: UpgradedConnection {
             fill(UnsafeMutableRawBufferPointer(rebasing: free[..<count]))
             return count
         }
-        // Queued on the loop in the order of the calls; the socket's engine writes one frame at a
-        // time, so nothing else is written in the middle of it.
-        channel.writeAndFlush(buffer, promise: nil)
+        // The socket's engine writes one frame at a time (its turn), so nothing else is written in
+        // the middle of it, and each write is made, or queued on the loop, before the next begins.
+        let loop = channel.eventLoop
+        if loop.inEventLoop, handedToLoop.withLockedValue({ $0 }) == 0 {
+            channel.writeAndFlush(buffer, promise: nil)
+            return
+        }
+        handedToLoop.withLockedValue { $0 += 1 }
+        loop.execute { [channel, handedToLoop, buffer] in
+            handedToLoop.withLockedValue { $0 -= 1 }
+            channel.writeAndFlush(buffer, promise: nil)
+        }
     }
 
     func close() {
