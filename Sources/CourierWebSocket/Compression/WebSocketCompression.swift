@@ -39,7 +39,7 @@ public struct WebSocketCompression: Sendable, Hashable {
     /// than with the messages it compressed before as their context. `true` by default: nothing
     /// kept here between messages, no window for this end kept by the server. `false` takes the
     /// context over: 70-byte JSON ticks go out at about 27% of their size instead of 96%, for
-    /// about 320 KiB per socket from its first compressed message (up to two windows of what it
+    /// about 192 KiB per socket from its first compressed message (up to two windows of what it
     /// sent and the deflater's chains over them, as zlib keeps).
     /// A server may still ask this end to compress each message on its own.
     public var clientNoContextTakeover: Bool
