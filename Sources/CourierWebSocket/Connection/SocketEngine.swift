@@ -131,9 +131,7 @@ final class SocketEngine: Sendable {
     func sendNow(_ message: WebSocketMessage) throws(CourierError) -> Immediate {
         // A message compressed on its own is compressed before its turn, out of other senders'
         // way: ``send(_:)`` does that.
-        if let compression, compression.clientNoContextTakeover, let offered = options.compression, message.byteCount >= offered.minimumSize {
-            return .busy
-        }
+        if compression?.clientNoContextTakeover == true, offersToDeflater(message.byteCount) { return .busy }
         switch enter(allowed: { !$0.closeSent }) {
         case .refused(let error): throw error
         case .wait: return .busy
@@ -155,13 +153,11 @@ final class SocketEngine: Sendable {
         switch message {
         case .text(let text):
             // Not to be compressed: written from the string's own bytes, with no copy between.
-            guard compression != nil, let offered = options.compression, text.utf8.count >= offered.minimumSize, !text.isEmpty else {
-                return .text(text)
-            }
+            guard offersToDeflater(text.utf8.count) else { return .text(text) }
             (opcode, payload) = (.text, Data(text.utf8))
         case .binary(let data): (opcode, payload) = (.binary, data)
         }
-        if let compression, let offered = options.compression, payload.count >= offered.minimumSize, !payload.isEmpty {
+        if let compression, offersToDeflater(payload.count) {
             if compression.clientNoContextTakeover {
                 let compressed = Deflater.compress(payload, windowBits: compression.clientMaxWindowBits)
                 if compressed.count < payload.count { return .frame(WebSocketFrame(opcode, payload: Data(compressed), isCompressed: true)) }
@@ -179,6 +175,13 @@ final class SocketEngine: Sendable {
             }
         }
         return .frame(WebSocketFrame(opcode, payload: payload))
+    }
+
+    /// Whether a message of `count` bytes goes to the deflater: the server accepted compression
+    /// and the message is not empty and at least ``WebSocketCompression/minimumSize``.
+    private func offersToDeflater(_ count: Int) -> Bool {
+        guard compression != nil, let offered = options.compression else { return false }
+        return count > 0 && count >= offered.minimumSize
     }
 
     /// What a send writes: a frame, or a text message sent uncompressed, encoded from its string.
