@@ -61,15 +61,26 @@ struct CookieBucket: Sendable, Hashable {
     }
 
     /// The positions of the cookies that go to `target`, in sending order (expiry is not
-    /// checked). Read in place: no cookie is copied to be looked at.
-    func positions(matching target: CookieTarget) -> [Int] {
-        cookies.withUnsafeBufferPointer { cookies in
-            var found: [Int] = []
-            for position in cookies.indices
-            where Cookie.matches(target, secure: cookies[position].secure, hostOnly: cookies[position].hostOnly, domain: cookies[position].domain, path: cookies[position].path) {
-                found.append(position)
+    /// checked). Every cookie of a bucket has the bucket's domain, so the caller says once
+    /// whether the target's host is that domain (`hostIsDomain`, for host-only cookies) and
+    /// whether it domain-matches it (`hostMatchesDomain`, for the others). Read in place: no
+    /// cookie is copied to be looked at, and the request's path is read once.
+    func positions(matching target: CookieTarget, hostIsDomain: Bool, hostMatchesDomain: Bool) -> [Int] {
+        guard hostIsDomain || hostMatchesDomain else { return [] }
+        return cookies.withUnsafeBufferPointer { cookies in
+            var requestPath = target.path
+            return requestPath.withUTF8 { requestPath in
+                var found: [Int] = []
+                for position in cookies.indices {
+                    if cookies[position].secure && !target.isSecure { continue }
+                    guard cookies[position].hostOnly ? hostIsDomain : hostMatchesDomain,
+                        CookiePath.path(requestPath, matches: cookies[position].path)
+                    else { continue }
+                    if found.isEmpty { found.reserveCapacity(cookies.count - position) }
+                    found.append(position)
+                }
+                return found
             }
-            return found
         }
     }
 

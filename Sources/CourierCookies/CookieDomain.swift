@@ -85,6 +85,16 @@ enum CookiePath {
         return path(Array(requestPath.utf8)[...], matches: Array(cookiePath.utf8)[...])
     }
 
+    /// ``path(_:matches:)`` with the request's path as its bytes: the form a bucket uses, which
+    /// reads that path once for all its cookies.
+    static func path(_ request: UnsafeBufferPointer<UInt8>, matches cookiePath: String) -> Bool {
+        // Most cookies are for the whole site.
+        if cookiePath == "/" { return request.first == UInt8(ascii: "/") }
+        let answer = cookiePath.utf8.withContiguousStorageIfAvailable { cookie in path(request, matches: cookie) }
+        if let answer { return answer }
+        return Array(cookiePath.utf8).withUnsafeBufferPointer { path(request, matches: $0) }
+    }
+
     private static func path<Bytes: RandomAccessCollection<UInt8>>(_ request: Bytes, matches cookie: Bytes) -> Bool where Bytes.Index == Int {
         guard request.count >= cookie.count, request.prefix(cookie.count).elementsEqual(cookie) else { return false }
         let start = request.startIndex

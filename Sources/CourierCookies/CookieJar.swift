@@ -199,8 +199,9 @@ public struct CookieJar: Sendable, Hashable, Codable {
     ///   - now: The current time.
     /// - Returns: The cookies, possibly none.
     public mutating func cookies(for url: URL, at now: Date) -> [Cookie] {
-        let (buckets, order) = matching(url, at: now)
-        return order.map { buckets[$0.bucket].cookies[$0.position] }
+        var cookies: [Cookie] = []
+        matching(url, at: now).forEach { cookies.append(copy $0) }
+        return cookies
     }
 
     /// The `Cookie` field value for a request to `url` (`name=value; name2=value2`), or `nil`
@@ -210,24 +211,14 @@ public struct CookieJar: Sendable, Hashable, Codable {
     ///   - now: The current time.
     /// - Returns: The field value.
     public mutating func cookieHeader(for url: URL, at now: Date) -> String? {
-        let (buckets, order) = matching(url, at: now)
-        guard !order.isEmpty else { return nil }
-        // Each cookie read where it lies, in order.
-        func each(_ body: (borrowing Cookie) -> Void) {
-            if buckets.count == 1 {
-                buckets[0].cookies.withUnsafeBufferPointer { cookies in
-                    for entry in order { body(cookies[entry.position]) }
-                }
-            } else {
-                for entry in order { buckets[entry.bucket].cookies.withUnsafeBufferPointer { body($0[entry.position]) } }
-            }
-        }
+        let matches = matching(url, at: now)
+        guard !matches.isEmpty else { return nil }
         // Sized first and written once into the string's own storage: no growing, no copy.
         var size = 0
-        each { size += $0.name.utf8.count + $0.value.utf8.count + 3 }
+        matches.forEach { size += $0.name.utf8.count + $0.value.utf8.count + 3 }
         return String(unsafeUninitializedCapacity: size) { field in
             var end = 0
-            each { cookie in
+            matches.forEach { cookie in
                 if end > 0 {
                     field[end] = UInt8(ascii: ";")
                     field[end + 1] = UInt8(ascii: " ")
@@ -249,7 +240,9 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// where its storage allows; where they end.
     private static func write(_ text: String, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
         let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
-            UnsafeMutableBufferPointer(rebasing: buffer[start...]).initialize(fromContentsOf: bytes) + start
+            guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return start }
+            (target + start).initialize(from: source, count: bytes.count)
+            return start + bytes.count
         }
         if let copied { return copied }
         var end = start
@@ -260,13 +253,41 @@ public struct CookieJar: Sendable, Hashable, Codable {
         return end
     }
 
-    /// The cookies that go to `url`, in sending order, as positions in the buckets returned
-    /// (copies of the jar's, after the cookies were marked used at one instant); the expired
-    /// cookies of the domains looked at are removed. Each domain's bucket is in sending order
-    /// already: one domain's cookies are taken as they lie, and the few requests whose cookies
-    /// come from two domains (a host's and its parent's) merge them.
-    private mutating func matching(_ url: URL, at now: Date) -> (buckets: [CookieBucket], order: [(bucket: Int, position: Int)]) {
-        guard count > 0, let target = CookieTarget(url) else { return ([], []) }
+    /// The cookies a request gets, in sending order, read where they lie: a domain's bucket (a
+    /// copy of the jar's, after its cookies were marked used) with the positions of its matching
+    /// cookies, or, for the few requests whose cookies come from two domains (a host's and its
+    /// parent's), the buckets and the merged order.
+    private enum Matches {
+        case none
+        case one(CookieBucket, [Int])
+        case merged([CookieBucket], [(bucket: Int, position: Int)])
+
+        var isEmpty: Bool {
+            if case .none = self { return true }
+            return false
+        }
+
+        /// Calls `body` with each cookie, in sending order.
+        func forEach(_ body: (borrowing Cookie) -> Void) {
+            switch self {
+            case .none:
+                return
+            case .one(let bucket, let positions):
+                bucket.cookies.withUnsafeBufferPointer { cookies in
+                    for position in positions { body(cookies[position]) }
+                }
+            case .merged(let buckets, let order):
+                for entry in order { buckets[entry.bucket].cookies.withUnsafeBufferPointer { body($0[entry.position]) } }
+            }
+        }
+    }
+
+    /// The cookies that go to `url`, in sending order, after they were marked used at one
+    /// instant; the expired cookies of the domains looked at are removed. Each domain's bucket
+    /// is in sending order already: one domain's cookies are taken as they lie, and the few
+    /// requests whose cookies come from two domains merge them.
+    private mutating func matching(_ url: URL, at now: Date) -> Matches {
+        guard count > 0, let target = CookieTarget(url) else { return .none }
         let candidates = Self.candidateDomains(of: target)
         if let earliestExpiry, earliestExpiry <= now {
             for domain in candidates {
@@ -275,14 +296,18 @@ public struct CookieJar: Sendable, Hashable, Codable {
                 if domains.values[index].isEmpty { domains.remove(at: index) }
             }
         }
-        // The buckets with a cookie for the target, and the positions of those cookies.
+        // The buckets with a cookie for the target, and the positions of those cookies. A
+        // bucket's cookies all have its domain: whether the host matches it is asked once.
         var matched: [(domain: Dictionary<String, CookieBucket>.Index, positions: [Int])] = []
+        matched.reserveCapacity(candidates.count)
         for domain in candidates {
             guard let index = domains.index(forKey: domain) else { continue }
-            let positions = domains.values[index].positions(matching: target)
+            let positions = domains.values[index].positions(
+                matching: target, hostIsDomain: target.host == domain,
+                hostMatchesDomain: CookieDomain.host(target.host, matches: domain, isIP: target.isIP))
             if !positions.isEmpty { matched.append((index, positions)) }
         }
-        guard !matched.isEmpty else { return ([], []) }
+        guard !matched.isEmpty else { return .none }
         // One use for the call: the cookies sent together were used at one instant.
         let stamp = use(at: now)
         for entry in matched {
@@ -292,8 +317,8 @@ public struct CookieJar: Sendable, Hashable, Codable {
         }
         // Reads add to the order of uses too: kept as compact as stores keep it.
         if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.cookies)) }
+        if matched.count == 1 { return .one(domains.values[matched[0].domain], matched[0].positions) }
         let buckets = matched.map { domains.values[$0.domain] }
-        if matched.count == 1 { return (buckets, matched[0].positions.map { (0, $0) }) }
         var order: [(bucket: Int, position: Int)] = []
         var next = matched.map { _ in 0 }
         while true {
@@ -307,7 +332,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
                 }
                 first = (bucket, position)
             }
-            guard let first else { return (buckets, order) }
+            guard let first else { return .merged(buckets, order) }
             next[first.bucket] += 1
             order.append(first)
         }
@@ -382,11 +407,15 @@ public struct CookieJar: Sendable, Hashable, Codable {
         if cookie.created > latestCreation { latestCreation = cookie.created }
         if let expires = cookie.expires, expires < earliestExpiry ?? .distantFuture { earliestExpiry = expires }
         if let old = domains[cookie.domain, default: CookieBucket()].put(cookie) {
-            noteSecure(old, -1)
+            // The same name and domain: the count of Secure holders changes only with the flag.
+            if old.secure != cookie.secure {
+                noteSecure(old, -1)
+                noteSecure(cookie, 1)
+            }
         } else {
             count += 1
+            noteSecure(cookie, 1)
         }
-        noteSecure(cookie, 1)
         uses.append(cookie.key, at: cookie.lastAccess)
         if uses.needsCompacting(liveCount: count) { uses.rebuild(from: domains.values.lazy.flatMap(\.cookies)) }
     }
@@ -420,6 +449,7 @@ public struct CookieJar: Sendable, Hashable, Codable {
     /// domain, then of the whole jar. `keeping` (the cookie just stored) goes last.
     private mutating func evict(at now: Date, keeping: Cookie.Key) {
         let domain = keeping.domain
+        if count <= policy.maximumCookies, (domains[domain]?.count ?? 0) <= policy.maximumCookiesPerDomain { return }
         if let bucket = domains[domain], bucket.count > policy.maximumCookiesPerDomain {
             for cookie in bucket.cookies where cookie.isExpired(at: now) { remove(cookie.key) }
             while let bucket = domains[domain], bucket.count > policy.maximumCookiesPerDomain {

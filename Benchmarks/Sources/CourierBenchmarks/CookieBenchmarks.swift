@@ -45,7 +45,7 @@ enum CookieBenchmarks {
 
     /// A jar of 3,000 cookies, 50 of them for `api.example.com` (the per-domain cap), the rest one
     /// each for other sites; or, `alone`, the 50 in a jar of their own.
-    private static func hostJar(alone: Bool, now: Date) throws -> (CookieJar, URL) {
+    static func hostJar(alone: Bool, now: Date) throws -> (CookieJar, URL) {
         guard let api = URL(string: "https://api.example.com/v1/items") else { throw BenchmarkError(message: "bad URL") }
         var jar = CookieJar()
         if !alone {

@@ -9,7 +9,7 @@ import Foundation
 /// way on every run however busy the machine is. (Valgrind 3.19 cannot follow the threads the
 /// Swift concurrency runtime starts, so the async executor hop is timed, not counted.)
 enum InstructionProfiles {
-    static let kinds = ["build", "build-hand", "build-hand-dict", "pipeline", "pipeline-hand", "live", "live-hand"]
+    static let kinds = ["build", "build-hand", "build-hand-dict", "pipeline", "pipeline-hand", "live", "live-hand", "cookie-header", "cookie-store"]
 
     static func run(_ kind: String, count: Int) throws {
         let encoder = JSONEncoder()
@@ -53,6 +53,23 @@ enum InstructionProfiles {
                     blackHole(try decoder.decode(LiveBenchmarks.Payload.self, from: payload))
                 }
             }
+        case "cookie-header":
+            // Row 9b's call: the `Cookie` field for a host with 50 cookies in a 3,000-cookie jar.
+            var now = Date(timeIntervalSince1970: 1_800_000_000)
+            var (jar, url) = try CookieBenchmarks.hostJar(alone: false, now: now)
+            for _ in 0..<count {
+                now += 0.001
+                blackHole(jar.cookieHeader(for: url, at: now))
+            }
+        case "cookie-store":
+            // Row 9c's call: a store replacing one of those 50.
+            var now = Date(timeIntervalSince1970: 1_800_000_000)
+            var (jar, url) = try CookieBenchmarks.hostJar(alone: false, now: now)
+            for index in 0..<count {
+                now += 0.001
+                jar.store(setCookie: ["c\(index % 50)=refreshed-\(index); Max-Age=86400; Path=/; Secure; HttpOnly"], from: url, at: now)
+            }
+            blackHole(jar.count)
         case "pipeline":
             for index in 0..<count { blackHole(try courierPipeline(index, body: body, decoder: decoder)) }
         case "pipeline-hand":
