@@ -27,12 +27,16 @@ extension Request {
         guard let full = urlString(redacting: redaction) else {
             return renderedPathAndQuery(basePath: "", baseQuery: nil, redacting: redaction)
         }
-        // Skip "scheme://authority".
-        guard let schemeEnd = full.firstRange(of: "://") else { return full }
-        let afterAuthority = full[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" }
-        guard let start = afterAuthority else { return "/" }
+        // Skip "scheme://authority", reading bytes (a search by Character would run grapheme
+        // breaking over the whole URL, on every in-memory route match).
+        let bytes = full.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+            bytes[colon...].starts(with: "://".utf8)
+        else { return full }
+        let authority = bytes.index(colon, offsetBy: 3)
+        guard let start = bytes[authority...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else { return "/" }
         let target = String(full[start...])
-        return target.hasPrefix("?") ? "/" + target : target
+        return bytes[start] == UInt8(ascii: "?") ? "/" + target : target
     }
 
     /// The absolute URL as a string, or `nil` when there is no base URL.
@@ -287,7 +291,7 @@ extension Request {
     /// The percent-encoded path as sent, without the query: `/v1/users/a%2Fb`.
     public var path: String {
         let target = target(redacting: nil)
-        guard let mark = target.firstIndex(of: "?") else { return target }
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
         return String(target[..<mark])
     }
 }

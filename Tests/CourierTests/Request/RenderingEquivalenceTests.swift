@@ -66,4 +66,17 @@ struct RenderingEquivalenceTests {
         #expect(request.urlString(redacting: nil) == "https://api.test/v1/x?a=1&b=2")
         #expect(request.problems.contains { $0.kind == .invalidURL })
     }
+
+    /// The origin-form target and the path, read from the rendered URL: the scheme and
+    /// authority skipped, a query alone gets `/` before it, and no base URL gives the parts alone.
+    @Test func theTargetAndThePathOfEveryShape() {
+        #expect((Request.get |> baseURL("https://api.test")).path == "/")
+        #expect((Request.get |> baseURL("https://api.test") |> query("a", "1")).target(redacting: nil) == "/?a=1")
+        #expect((Request.get |> baseURL("https://api.test") |> query("a", "1")).path == "/")
+        #expect((Request.get |> baseURL("https://user:pass@api.test:8443/v1/") |> path("caf\u{E9}", "a/b") |> query("q", "?")).path
+            == "/v1/caf%C3%A9/a%2Fb")
+        #expect((Request.get |> baseURL("http://[::1]:8080/x?fixed=1")).target(redacting: nil) == "/x?fixed=1")
+        #expect((Request.get |> path("items") |> query("page", 2)).target(redacting: nil) == "/items?page=2")
+        #expect((Request.get |> path("items") |> query("page", 2)).path == "/items")
+    }
 }
