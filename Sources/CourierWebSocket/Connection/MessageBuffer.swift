@@ -125,24 +125,13 @@ final class MessageBuffer: Sendable {
 
     /// The next message, `nil` after a clean end, or the failure the stream ended with.
     func next() async -> Result<WebSocketMessage?, CourierError> {
-        let ready: Result<WebSocketMessage?, CourierError>? = takeReady()
-        if let ready { return ready }
-        return await withUnsafeContinuation { continuation in
-            let (ready, writer, room) = state.withLock { state -> (Result<WebSocketMessage?, CourierError>?, UnsafeContinuation<Bool, Never>?, (@Sendable () -> Void)?) in
-                guard let value = Self.ready(&state) else {
-                    state.reader = continuation
-                    return (nil, nil, nil)
-                }
-                defer { state.writer = nil }
-                return (value, state.writer, state.room())
-            }
-            writer?.resume(returning: true)
-            room?()
-            if let ready { continuation.resume(returning: ready) }
-        }
+        if let ready = takeReady() { return ready }
+        return await withUnsafeContinuation { wait($0) }
     }
 
-    private func takeReady() -> Result<WebSocketMessage?, CourierError>? {
+    /// A message already buffered, or the end once it came; `nil` when the reader must wait.
+    /// Taken without suspending: the reader's fast path (a waiting writer is woken).
+    func takeReady() -> Result<WebSocketMessage?, CourierError>? {
         let (value, writer, room) = state.withLock { state -> (Result<WebSocketMessage?, CourierError>?, UnsafeContinuation<Bool, Never>?, (@Sendable () -> Void)?) in
             let value = Self.ready(&state)
             guard value != nil else { return (value, nil, nil) }
@@ -152,6 +141,23 @@ final class MessageBuffer: Sendable {
         writer?.resume(returning: true)
         room?()
         return value
+    }
+
+    /// Resumes `reader` with the next message, the end, or (when neither is there yet) when one
+    /// comes. Called from inside the reader's `withUnsafeContinuation`, in the reader's own
+    /// isolation: waiting costs no executor switch.
+    func wait(_ reader: UnsafeContinuation<Result<WebSocketMessage?, CourierError>, Never>) {
+        let (ready, writer, room) = state.withLock { state -> (Result<WebSocketMessage?, CourierError>?, UnsafeContinuation<Bool, Never>?, (@Sendable () -> Void)?) in
+            guard let value = Self.ready(&state) else {
+                state.reader = reader
+                return (nil, nil, nil)
+            }
+            defer { state.writer = nil }
+            return (value, state.writer, state.room())
+        }
+        writer?.resume(returning: true)
+        room?()
+        if let ready { reader.resume(returning: ready) }
     }
 
     /// A buffered message (waking a waiting writer is left to the caller), or the end.

@@ -165,8 +165,13 @@ public final class WebSocket: Sendable {
             /// - Throws: ``CourierError``: the socket's failure, or cancellation (which ends it).
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(CourierError) -> WebSocketMessage? {
                 let engine = socket.engine
+                // A message already here is taken without suspending (a cancelled reader goes
+                // the long way, which ends the socket). Otherwise the reader waits in its own
+                // isolation: every call below inherits `actor`, so a message costs one resume
+                // and no executor switch.
+                if !Task.isCancelled, let ready = engine.buffer.takeReady() { return try ready.get() }
                 let result = await withTaskCancellationHandler {
-                    await engine.buffer.next()
+                    await withUnsafeContinuation { engine.buffer.wait($0) }
                 } onCancel: {
                     engine.cancel()
                 }
