@@ -41,6 +41,15 @@ struct InMemoryConnection: UpgradedConnection {
         }
     }
 
+    /// Written at once while the peer's side has room, as a network transport writes while
+    /// its socket is writable: the test kit takes the same no-wait path as CourierNIO.
+    func writeIfReady(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        guard count > 0, outgoing.hasRoom(for: count) else { return false }
+        var bytes = Data(count: count)
+        bytes.withUnsafeMutableBytes(fill)
+        return outgoing.yield(bytes)
+    }
+
     func close() {
         outgoing.finish()
         incoming.finish()

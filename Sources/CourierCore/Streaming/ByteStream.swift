@@ -322,6 +322,10 @@ public struct ByteStream: AsyncSequence, Sendable {
             channel.offer(chunk, whenRoom: whenRoom)
         }
 
+        /// Whether ``yield(_:)`` would take a chunk of `count` bytes now, without going over the
+        /// buffer limit: for a producer (the only one) that writes only when it need not wait.
+        package func hasRoom(for count: Int) -> Bool { channel.hasRoom(for: count) }
+
         /// Ends the stream once the reader has taken the buffered chunks, normally or with an
         /// error (wrapped in ``CourierError``).
         /// - Parameter error: The failure, or `nil` for a normal end.

@@ -329,6 +329,16 @@ package final class StreamChannel: Sendable {
     /// ``send(_:)`` would; otherwise left with the producer, and `whenRoom` kept, to run once with
     /// `true` when the reader has taken half the buffer (offer the chunk again then) or with
     /// `false` when the stream stops. One producer at a time.
+    /// Whether a chunk of `count` bytes would be taken now, as ``offer(_:whenRoom:)`` takes one
+    /// (the stream open, and the reader waiting or the buffer with room for it). With one
+    /// producer, room only grows until it yields.
+    package func hasRoom(for count: Int) -> Bool {
+        state.withLock { state in
+            guard !state.terminated, state.end == nil else { return false }
+            return state.reader != nil || state.buffered == 0 || state.buffered + count <= limit
+        }
+    }
+
     package func offer(_ chunk: Data, whenRoom: @escaping @Sendable (Bool) -> Void) -> ByteStream.Offer {
         guard !chunk.isEmpty else { return isClosed ? .closed : .taken }
         let full = state.withLock { state -> Bool? in

@@ -141,4 +141,38 @@ struct FrameParserTests {
         parser.append(WebSocketFrame(.text, payload: Data("x".utf8)).encoded(mask: nil))
         #expect(throws: WebSocketFailure.self) { try parser.next() }
     }
+
+    /// RFC 6455 §5.3: each frame a client sends has a fresh masking key from a strong source.
+    /// The keys are drawn two from each 64 random bits and handed from writer to writer with the
+    /// turn: 64 sends, read as raw bytes on the server's side, carry 64 different keys.
+    @Test("every frame the client sends has a key of its own")
+    func everyFrameHasItsOwnKey() async throws {
+        let keys = Locked<[UInt32]>([])
+        let server = Stub.switchingProtocols(
+            Stub.Switch(
+                headers: { request in
+                    ["Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Accept": Handshake.accept(for: request.headers["Sec-WebSocket-Key"] ?? "")]
+                },
+                peer: { connection in
+                    var bytes = Data()
+                    // Each frame: two header bytes, a four-byte key, one payload byte.
+                    var incoming = connection.incoming.makeAsyncIterator()
+                    while bytes.count < 64 * 7, let chunk = try? await incoming.next() { bytes.append(chunk) }
+                    let frames = Array(bytes.prefix(64 * 7))
+                    keys.withLock { keys in
+                        for start in stride(from: 0, to: frames.count, by: 7) {
+                            #expect(frames[start + 1] == 0x81)  // masked, one byte
+                            keys.append(frames[(start + 2)..<(start + 6)].reduce(0) { $0 << 8 | UInt32($1) })
+                        }
+                    }
+                    connection.close()
+                }))
+        let executor = InMemoryExecutor(routes: [.init(.get, "/live", server)])
+        let socket = try await executor.webSocket(.get |> url("wss://chat.test/live"))
+        for _ in 0..<64 { try await socket.send(.text("x")) }
+        _ = try? await socket.closed
+        let seen = keys.withLock { $0 }
+        #expect(seen.count == 64)
+        #expect(Set(seen).count == 64)
+    }
 }
