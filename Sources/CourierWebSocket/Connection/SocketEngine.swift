@@ -24,6 +24,9 @@ final class SocketEngine: Sendable {
         /// Whether a write holds the turn, and who waits for it, in order.
         var writing = false
         var turns: [CheckedContinuation<Void, Never>] = []
+        /// The second half of the last 64 random bits drawn, for the next frame's masking key:
+        /// taken with the turn, put back as the turn is given back (no lock of its own).
+        var spareMask: UInt32?
         /// Pings waiting for their pong, by payload.
         var pings: [UInt64: PongSlot] = [:]
         var nextPing: UInt64 = 0
@@ -43,9 +46,6 @@ final class SocketEngine: Sendable {
     /// The handshake's request, for errors (redacted when an error stores it).
     let request: Request
     let buffer: MessageBuffer
-    private let random = RandomSource.system
-    /// The second half of the last 64 random bits drawn, for the next frame's masking key.
-    private let spareMask = Locked<UInt32?>(nil)
     /// With the context taken over: the deflater's memory of what this end compressed, which the
     /// server's inflater keeps as its window; made at the first compressed message, used in the
     /// writing turn only.
@@ -132,14 +132,16 @@ final class SocketEngine: Sendable {
         // A message compressed on its own is compressed before its turn, out of other senders'
         // way: ``send(_:)`` does that.
         if compression?.clientNoContextTakeover == true, offersToDeflater(message.byteCount) { return .busy }
+        var spare: UInt32?
         switch enter(allowed: { !$0.closeSent }) {
         case .refused(let error): throw error
         case .wait: return .busy
-        case .turn: break
+        case .turn(let kept): spare = kept
         }
         let outgoing = frame(for: message)
-        guard outgoing.writeIfReady(to: connection, mask: nextMask()) else { return .holding(outgoing) }
-        releaseTurn()
+        // The key drawn with the turn's own locks: none of its own.
+        guard outgoing.writeIfReady(to: connection, mask: Self.mask(from: &spare)) else { return .holding(outgoing) }
+        releaseTurn(keeping: spare)
         return .sent
     }
 
@@ -245,7 +247,8 @@ final class SocketEngine: Sendable {
         try await finish(make())
     }
 
-    private enum Entry { case refused(CourierError), turn, wait }
+    /// What ``enter(allowed:)`` found: the turn comes with the spare masking key, if one was left.
+    private enum Entry { case refused(CourierError), turn(UInt32?), wait }
 
     /// One lock checks the state (`allowed` says whether it lets a frame go) and, when nobody
     /// writes, takes the turn.
@@ -258,7 +261,7 @@ final class SocketEngine: Sendable {
             }
             guard state.writing else {
                 state.writing = true
-                return .turn
+                return .turn(state.spareMask.take())
             }
             return .wait
         }
@@ -280,17 +283,23 @@ final class SocketEngine: Sendable {
     }
 
     /// A masking key from the system's secure generator (RFC 6455 §5.3 asks for a strong source
-    /// of entropy): each draw of 64 bits gives two keys, so half the frames cost no system call.
+    /// of entropy), for a writer holding the turn: each draw of 64 bits gives two keys, so half
+    /// the frames cost no system call.
     private func nextMask() -> UInt32 {
-        spareMask.withLock { spare in
-            if let key = spare {
-                spare = nil
-                return key
-            }
-            let bits = random.next()
-            spare = UInt32(truncatingIfNeeded: bits >> 32)
-            return UInt32(truncatingIfNeeded: bits)
-        }
+        var spare = state.withLock { $0.spareMask.take() }
+        let key = Self.mask(from: &spare)
+        if let spare { state.withLock { $0.spareMask = spare } }
+        return key
+    }
+
+    /// `spare` when there is one (then `nil`), else the first half of 64 new random bits (the
+    /// second half left in `spare`).
+    private static func mask(from spare: inout UInt32?) -> UInt32 {
+        if let key = spare.take() { return key }
+        var generator = SystemRandomNumberGenerator()
+        let bits = generator.next()
+        spare = UInt32(truncatingIfNeeded: bits >> 32)
+        return UInt32(truncatingIfNeeded: bits)
     }
 
     private func takeTurn() async {
@@ -315,8 +324,10 @@ final class SocketEngine: Sendable {
         }
     }
 
-    private func releaseTurn() {
+    /// Gives the turn to the next writer in line, leaving `spare` (a masking key not used) for it.
+    private func releaseTurn(keeping spare: UInt32? = nil) {
         let next = state.withLock { state in
+            if let spare { state.spareMask = spare }
             guard !state.turns.isEmpty else {
                 state.writing = false
                 return CheckedContinuation<Void, Never>?.none
