@@ -103,12 +103,10 @@ public struct Cookie: Sendable, Hashable, Codable {
         return matches(target)
     }
 
+    /// The rule for one cookie. A jar applies it a domain at a time
+    /// (``CookieBucket/positions(matching:hostIsDomain:hostMatchesDomain:)``), asking the host
+    /// question once for the domain's cookies.
     func matches(_ target: CookieTarget) -> Bool {
-        Self.matches(target, secure: secure, hostOnly: hostOnly, domain: domain, path: path)
-    }
-
-    /// The rule, on the fields it reads (a jar reads them in place, without copying the cookie).
-    static func matches(_ target: CookieTarget, secure: Bool, hostOnly: Bool, domain: String, path: String) -> Bool {
         if secure && !target.isSecure { return false }
         let hostMatches = hostOnly ? target.host == domain : CookieDomain.host(target.host, matches: domain, isIP: target.isIP)
         return hostMatches && CookiePath.path(target.path, matches: path)

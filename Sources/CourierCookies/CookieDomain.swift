@@ -75,18 +75,13 @@ enum CookiePath {
     /// Whether a request for `requestPath` gets a cookie with `cookiePath`: the same path, or
     /// one below it. Compared as bytes (a request's path is percent-encoded ASCII).
     static func path(_ requestPath: String, matches cookiePath: String) -> Bool {
-        // Most cookies are for the whole site.
-        if cookiePath == "/" { return requestPath.utf8.first == UInt8(ascii: "/") }
         // Native strings (every one a jar holds) are read as the bytes they are.
-        let answer = requestPath.utf8.withContiguousStorageIfAvailable { request in
-            cookiePath.utf8.withContiguousStorageIfAvailable { cookie in path(request, matches: cookie) }
-        }
-        if let answer = answer ?? nil { return answer }
-        return path(Array(requestPath.utf8)[...], matches: Array(cookiePath.utf8)[...])
+        if let answer = requestPath.utf8.withContiguousStorageIfAvailable({ path($0, matches: cookiePath) }) { return answer }
+        return Array(requestPath.utf8).withUnsafeBufferPointer { path($0, matches: cookiePath) }
     }
 
-    /// ``path(_:matches:)`` with the request's path as its bytes: the form a bucket uses, which
-    /// reads that path once for all its cookies.
+    /// The same rule with the request's path as its bytes: the form a bucket uses, which reads
+    /// that path once for all its cookies.
     static func path(_ request: UnsafeBufferPointer<UInt8>, matches cookiePath: String) -> Bool {
         // Most cookies are for the whole site.
         if cookiePath == "/" { return request.first == UInt8(ascii: "/") }
@@ -95,9 +90,8 @@ enum CookiePath {
         return Array(cookiePath.utf8).withUnsafeBufferPointer { path(request, matches: $0) }
     }
 
-    private static func path<Bytes: RandomAccessCollection<UInt8>>(_ request: Bytes, matches cookie: Bytes) -> Bool where Bytes.Index == Int {
+    private static func path(_ request: UnsafeBufferPointer<UInt8>, matches cookie: UnsafeBufferPointer<UInt8>) -> Bool {
         guard request.count >= cookie.count, request.prefix(cookie.count).elementsEqual(cookie) else { return false }
-        let start = request.startIndex
-        return request.count == cookie.count || cookie.last == UInt8(ascii: "/") || request[start + cookie.count] == UInt8(ascii: "/")
+        return request.count == cookie.count || cookie.last == UInt8(ascii: "/") || request[cookie.count] == UInt8(ascii: "/")
     }
 }

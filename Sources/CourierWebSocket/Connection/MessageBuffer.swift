@@ -123,14 +123,9 @@ final class MessageBuffer: Sendable {
         reader.resume(returning: failure.map { .failure($0) } ?? .success(nil))
     }
 
-    /// The next message, `nil` after a clean end, or the failure the stream ended with.
-    func next() async -> Result<WebSocketMessage?, CourierError> {
-        if let ready = takeReady() { return ready }
-        return await withUnsafeContinuation { wait($0) }
-    }
-
-    /// A message already buffered, or the end once it came; `nil` when the reader must wait.
-    /// Taken without suspending: the reader's fast path (a waiting writer is woken).
+    /// The next message, `nil` after a clean end, or the failure the stream ended with, when one
+    /// is already there; `nil` when the reader must wait (then ``wait(_:)``). Taken without
+    /// suspending: the reader's fast path (a waiting writer is woken).
     func takeReady() -> Result<WebSocketMessage?, CourierError>? {
         let (value, writer, room) = state.withLock { state -> (Result<WebSocketMessage?, CourierError>?, UnsafeContinuation<Bool, Never>?, (@Sendable () -> Void)?) in
             let value = Self.ready(&state)
