@@ -16,6 +16,8 @@ Paths (every request on a connection of its own is answered by the path's rule):
   /status/CODE         a head whose :status is CODE exactly as given (042, 099, abc, 1000), no body
   /early-hints         a 103 head, then 200 with a 5-byte body
   /ping                a PING to the client, then 200 with a 5-byte body
+  /resets              200 whose body is how many RST_STREAM frames the client has sent on this
+                       connection so far (a whole exchange needs none)
   /limit-streams       SETTINGS_MAX_CONCURRENT_STREAMS 1 on this connection (from the client's
                        ACK on, a stream beyond it is a protocol error that closes the
                        connection), then 200 with a 5-byte body
@@ -41,14 +43,21 @@ def handle(connection_socket):
     conn = h2.connection.H2Connection(config=config)
     conn.initiate_connection()
     connection_socket.sendall(conn.data_to_send())
+    frames = FrameCounter()
     try:
         while True:
             data = connection_socket.recv(65535)
             if not data:
                 return
+            frames.feed(data)
             for event in conn.receive_data(data):
                 if isinstance(event, h2.events.RequestReceived):
                     path = dict(event.headers).get(":path", "/")
+                    if path.startswith("/resets"):
+                        body = str(frames.resets).encode()
+                        conn.send_headers(event.stream_id, [(":status", "200"), ("content-length", str(len(body)))])
+                        conn.send_data(event.stream_id, body, end_stream=True)
+                        continue
                     outcome = answer(conn, event.stream_id, path)
                     if outcome is not True:
                         connection_socket.sendall(conn.data_to_send())
@@ -63,6 +72,33 @@ def handle(connection_socket):
             connection_socket.close()
         except OSError:
             pass
+
+
+class FrameCounter:
+    """Counts the client's RST_STREAM frames from the raw bytes (the h2 package drops a reset of
+    a stream that is already closed without an event, and that is the one to count)."""
+
+    PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+    def __init__(self):
+        self.pending = b""
+        self.preface_left = len(self.PREFACE)
+        self.resets = 0
+
+    def feed(self, data):
+        self.pending += data
+        if self.preface_left:
+            taken = min(self.preface_left, len(self.pending))
+            self.pending = self.pending[taken:]
+            self.preface_left -= taken
+        # Each frame: a 24-bit length, a type (3 is RST_STREAM), flags, a stream ID, the payload.
+        while len(self.pending) >= 9:
+            length = int.from_bytes(self.pending[:3], "big")
+            if len(self.pending) < 9 + length:
+                break
+            if self.pending[3] == 3:
+                self.resets += 1
+            self.pending = self.pending[9 + length:]
 
 
 # The /goaway-once paths already sent away.

@@ -168,4 +168,56 @@ struct HTTP1StateMachineTests {
         _ = ended.readComplete(active: true)
         #expect(ended.cancel(CancellationError()).isEmpty)
     }
+
+    // MARK: An HTTP/2 stream
+
+    static func http2Head(_ status: Int) -> HTTPResponseHead {
+        HTTPResponseHead(version: HTTPVersion(major: 2, minor: 0), status: HTTPResponseStatus(statusCode: status))
+    }
+
+    /// An HTTP/2 head carries no `Connection` field, and HTTP/1.1's reading of that (no
+    /// keep-alive for a version past 1.1) closed every stream after its answer: a RST_STREAM
+    /// (CANCEL) for every request. A whole exchange leaves the stream to end by itself.
+    @Test func aWholeExchangeOnAStreamEndsItWithoutAClose() {
+        var machine = HTTP1StateMachine(isStream: true)
+        #expect(Self.words(machine.start(body: .whole, active: true)) == ["write request", "read"])
+        #expect(Self.words(machine.receivedHead(Self.http2Head(200))) == ["head 200"])
+        _ = machine.receivedEnd()
+        #expect(Self.words(machine.readComplete(active: true)) == ["do not reuse", "end"])
+        // The stream carries one exchange.
+        #expect(Self.words(machine.start(body: .whole, active: true)).first?.hasPrefix("fail") == true)
+        // Ended by the stream's close in the same read: the same.
+        var closing = HTTP1StateMachine(isStream: true)
+        _ = closing.start(body: .streamed, active: true)
+        _ = closing.uploadFinished()
+        _ = closing.receivedHead(Self.http2Head(204))
+        _ = closing.receivedEnd()
+        #expect(Self.words(closing.closed()) == ["do not reuse", "end"])
+    }
+
+    /// What did not finish is still reset: an answer before the whole upload (the rest is not
+    /// sent), a failure, a cancel.
+    @Test func aStreamWhoseExchangeDidNotFinishIsClosed() {
+        var early = HTTP1StateMachine(isStream: true)
+        _ = early.start(body: .streamed, active: true)
+        _ = early.receivedHead(Self.http2Head(413))
+        _ = early.receivedEnd()
+        #expect(Self.words(early.readComplete(active: true)) == ["do not reuse", "end", "close"])
+        var cancelled = HTTP1StateMachine(isStream: true)
+        _ = cancelled.start(body: .whole, active: true)
+        _ = cancelled.receivedHead(Self.http2Head(200))
+        #expect(Self.words(cancelled.cancel(CancellationError())) == ["do not reuse", "fail (CancellationError())", "close"])
+        var failed = HTTP1StateMachine(isStream: true)
+        _ = failed.start(body: .whole, active: true)
+        #expect(Self.words(failed.errorCaught(Broken())) == ["do not reuse", "fail (broken)", "close"])
+    }
+
+    /// The HTTP/1.1 reading stands on a connection: an HTTP/1.0 answer without keep-alive closes it.
+    @Test func anHTTP10AnswerWithoutKeepAliveClosesAConnection() {
+        var machine = HTTP1StateMachine()
+        _ = machine.start(body: .whole, active: true)
+        _ = machine.receivedHead(HTTPResponseHead(version: .http1_0, status: .ok))
+        _ = machine.receivedEnd()
+        #expect(Self.words(machine.readComplete(active: true)) == ["do not reuse", "end", "close"])
+    }
 }

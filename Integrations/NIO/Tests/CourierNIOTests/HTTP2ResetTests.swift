@@ -56,6 +56,33 @@ struct HTTP2ResetTests {
         #expect(next.status == 200)
     }
 
+    /// A whole exchange ends its stream without a reset from the client, one request after
+    /// another and many at once (each used to end with RST_STREAM CANCEL: a frame, a TLS record
+    /// and a write too many per request, and what servers guarding against rapid resets count).
+    /// A stream whose exchange did not finish is still reset: an answer before the whole upload.
+    @Test func aWholeExchangeSendsNoResetAndAnUnfinishedOneDoes() async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        for _ in 0..<5 {
+            let response = try await executor.send(.get |> url(address + "/ok"))
+            #expect(response.body == Data("hello".utf8))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { _ = try await executor.send(.get |> url(address + "/ok")) } }
+            try await group.waitForAll()
+        }
+        let streamed = try await executor.stream(.get |> url(address + "/ok"))
+        #expect(try await streamed.body.collect(upTo: 100) == Data("hello".utf8))
+        let resets = try await executor.send(.get |> url(address + "/resets"))
+        #expect(String(decoding: resets.body, as: UTF8.self) == "0", "the client reset streams whose exchange was whole")
+        // An upload the server answers before reading it: its stream is reset (the rest is not sent).
+        let (never, _) = AsyncStream<Data>.makeStream()
+        let early = try await executor.send(.post |> url(address + "/ok") |> upload(never, length: 1000))
+        #expect(early.status == 200)
+        let after = try await executor.send(.get |> url(address + "/resets"))
+        #expect(String(decoding: after.body, as: UTF8.self) == "1")
+    }
+
     /// A hostile `:status` over HTTP/2 is read by the same rules as an HTTP/1.1 status line: a
     /// typed `badResponse`, never a trap (AsyncHTTPClient traps on a status below 100), and the
     /// transport goes on working.

@@ -14,14 +14,18 @@ package final class HTTP1Handler: ChannelDuplexHandler {
     package typealias OutboundIn = HTTPClientRequestPart
     package typealias OutboundOut = HTTPClientRequestPart
 
-    private var machine = HTTP1StateMachine()
+    private var machine: HTTP1StateMachine
     /// The request in flight, if any.
     private var call: HTTP1Call?
     private var context: ChannelHandlerContext?
     /// Told once the connection is idle again (`true`) or must not be reused (`false`).
     package var onIdle: ((_ reusable: Bool) -> Void)?
 
-    package init() {}
+    /// A handler for an HTTP/1.1 connection, or for one HTTP/2 stream (`isStream`: one exchange,
+    /// and the stream is not closed after a whole one; see ``HTTP1StateMachine``).
+    package init(isStream: Bool = false) {
+        machine = HTTP1StateMachine(isStream: isStream)
+    }
 
     package func handlerAdded(context: ChannelHandlerContext) { self.context = context }
     package func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }

@@ -139,6 +139,14 @@ struct HTTP1StateMachine {
     private var readPending = false
     /// What broke the connection while no request was in flight.
     private var failure: (any Error)?
+    /// Whether this is an HTTP/2 stream (one exchange, which ends the stream by itself) rather
+    /// than an HTTP/1.1 connection.
+    let isStream: Bool
+
+    /// A machine for an HTTP/1.1 connection, or for one HTTP/2 stream (`isStream`).
+    init(isStream: Bool = false) {
+        self.isStream = isStream
+    }
 
     // MARK: The call's side
 
@@ -215,7 +223,7 @@ struct HTTP1StateMachine {
             isClosing = true
             return Actions(.release(reusable: false), .handOver(head))
         }
-        if !head.isKeepAlive || status < 200 { isClosing = true }
+        if (!isStream && !head.isKeepAlive) || status < 200 { isClosing = true }
         state = .inFlight(exchange)
         return Actions(.deliverHead(head))
     }
@@ -299,6 +307,11 @@ struct HTTP1StateMachine {
     private mutating func settle(active: Bool, closes: Bool = true) -> Actions {
         guard case .ended(let exchange) = state else { return Actions() }
         state = .idle
+        if isStream && exchange.requestSent {
+            // Both sides sent their end: the stream is over, and closes by itself.
+            isClosing = true
+            return Actions(.release(reusable: false), .deliverEnd)
+        }
         if !isClosing && exchange.requestSent && active {
             return Actions(.release(reusable: true), .deliverEnd)
         }

@@ -106,7 +106,7 @@ final class HTTP2Connection: Sendable {
                     let pipeline = stream.pipeline.syncOperations
                     try pipeline.addHandler(StatusGuard())
                     try pipeline.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: secure ? .https : .http))
-                    try pipeline.addHandler(HTTP1Handler())
+                    try pipeline.addHandler(HTTP1Handler(isStream: true))
                 }
             }
         }.flatMapThrowing { stream -> (any Channel, NIOLoopBound<HTTP1Handler>) in
