@@ -78,6 +78,8 @@ package final class HTTP1Call: @unchecked Sendable {
     }
 
     var streamsBody: Bool { upload != nil }
+    /// Whether the call has ended (answered in full, or failed). On the loop only.
+    var isFinished: Bool { finished }
     package var answer: EventLoopFuture<HTTP1Answer> { promise.futureResult }
 
     /// Waits for the answer (handed over from the loop: ``EventLoopFuture/handedOver()``).

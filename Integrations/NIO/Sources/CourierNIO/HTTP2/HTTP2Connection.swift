@@ -94,14 +94,20 @@ final class HTTP2Connection: Sendable {
         listener?(event)
     }
 
-    /// Opens a stream for one hop: its channel, and the handler a call runs on. Its end (or a
-    /// failure to open it) is reported.
-    func openStream() -> EventLoopFuture<(any Channel, NIOLoopBound<HTTP1Handler>)> {
+    /// Opens a stream for `call` and starts the call on it, in one pass on the connection's event
+    /// loop: the caller's task hands the hop to the loop once and waits for its answer (no
+    /// round trip to the task between the stream and the request). A stream that cannot be
+    /// opened fails the call. The stream's end (or a failure to open it) is reported.
+    /// - Returns: The stream, for what a failure needs to know of it (its ID).
+    func start(_ call: HTTP1Call) -> EventLoopFuture<any Channel> {
         let loop = channel.eventLoop
         let multiplexer = self.multiplexer
         let secure = origin.isSecure
-        let opened = loop.flatSubmit {
-            multiplexer.value.createStreamChannel { stream in
+        let opened = loop.makePromise(of: (any Channel).self)
+        loop.execute {
+            // SwiftNIO opens the stream in a task of its own, which runs before the loop waits
+            // for I/O again: the request is written in this same turn of the loop.
+            multiplexer.value.createStreamChannel(promise: opened) { stream in
                 stream.eventLoop.makeCompletedFuture {
                     let pipeline = stream.pipeline.syncOperations
                     try pipeline.addHandler(StatusGuard())
@@ -109,13 +115,26 @@ final class HTTP2Connection: Sendable {
                     try pipeline.addHandler(HTTP1Handler(isStream: true))
                 }
             }
-        }.flatMapThrowing { stream -> (any Channel, NIOLoopBound<HTTP1Handler>) in
-            let handler = try stream.pipeline.syncOperations.handler(type: HTTP1Handler.self)
-            stream.closeFuture.whenComplete { _ in self.report(.streamClosed) }
-            return (stream, NIOLoopBound(handler, eventLoop: stream.eventLoop))
+            opened.futureResult.assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(let stream):
+                    stream.closeFuture.whenComplete { _ in self.report(.streamClosed) }
+                    // Ended while the stream opened (cancelled, or its timer fired): nothing is sent.
+                    guard !call.isFinished, let handler = try? stream.pipeline.syncOperations.handler(type: HTTP1Handler.self) else {
+                        call.fail(CancellationError())
+                        stream.close(promise: nil)
+                        return
+                    }
+                    // A stream is used once: it closes with its response.
+                    handler.onIdle = { _ in }
+                    handler.start(call)
+                case .failure(let error):
+                    self.report(.streamClosed)
+                    call.fail(error)
+                }
+            }
         }
-        opened.whenFailure { _ in self.report(.streamClosed) }
-        return opened
+        return opened.futureResult
     }
 }
 

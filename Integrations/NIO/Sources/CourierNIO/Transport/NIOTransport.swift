@@ -126,8 +126,8 @@ public final class NIOTransport: Transport {
             throw Self.lost(TransportErrors.courierError(for: error, request: request), reused: false)
         }
         let call: HTTP1Call
-        // The hop's HTTP/2 stream, if it has one.
-        var sharedStream: (any Channel)?
+        // The hop's HTTP/2 stream (once it is open), if it has one.
+        var sharedStream: EventLoopFuture<any Channel>?
         // Whether the hop's HTTP/1.1 connection carried earlier hops: a lost one is sent again
         // only then. HTTP/2 says itself that a stream was not processed (REFUSED_STREAM, a GOAWAY
         // below it), which makes a resend safe however old the connection: not marked.
@@ -154,23 +154,12 @@ public final class NIOTransport: Transport {
         case .http2(let connection, let isNew):
             reused = nil
             if let timings = options.timings { Self.record(connection.channel, isNew: isNew, protocol: "h2", in: timings) }
-            let stream: any Channel
-            let handler: NIOLoopBound<HTTP1Handler>
-            do {
-                (stream, handler) = try await connection.openStream().handedOver()
-            } catch {
-                throw Self.lost(TransportErrors.courierError(for: error, request: request), reused: reused)
-            }
             call = HTTP1Call(
                 head: head, bodyInHand: body, upload: upload, progress: options.uploadProgress,
-                gathers: options.buffersBody, timings: options.timings, rules: gathering, eventLoop: stream.eventLoop)
-            guard watch?.watching(call) ?? true else {
-                stream.close(promise: nil)
-                throw CourierError(.cancelled, request: request)
-            }
-            // A stream is used once: it closes with its response.
-            call.start(on: stream, handler: handler) { _ in }
-            sharedStream = stream
+                gathers: options.buffersBody, timings: options.timings, rules: gathering, eventLoop: connection.channel.eventLoop)
+            guard watch?.watching(call) ?? true else { throw CourierError(.cancelled, request: request) }
+            // The stream is opened and the call started on it in one pass on the loop.
+            sharedStream = connection.start(call)
         }
         let answer: HTTP1Answer
         do {
@@ -185,7 +174,9 @@ public final class NIOTransport: Transport {
             // the hop again, on another connection, whatever its method. (Reset with CANCEL, or
             // ended by the connection's close right after the GOAWAY.)
             var streamID = (error as? NIOHTTP2Errors.StreamClosed)?.streamID
-            if streamID == nil, let sharedStream { streamID = try? await sharedStream.getOption(HTTP2StreamChannelOptions.streamID).get() }
+            if streamID == nil, let stream = try? await sharedStream?.get() {
+                streamID = try? await stream.getOption(HTTP2StreamChannelOptions.streamID).get()
+            }
             if case .http2(let connection, _) = lease, case .transport(var failure) = mapped.cause, failure.kind == .connectionLost,
                 let streamID, connection.wasLeftOut(streamID)
             {
