@@ -46,6 +46,8 @@ final class HTTP2Connection: Sendable {
     /// the channel's event loop.
     static func configure(_ channel: any Channel, origin: Origin) throws -> HTTP2Connection {
         let pipeline = channel.pipeline.syncOperations
+        // Before the HTTP/2 handler: the streams' flushes of one turn of the loop go out as one.
+        try pipeline.addHandler(FlushCoalescer())
         let multiplexer = try pipeline.configureHTTP2Pipeline(
             mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
         ) { stream in
