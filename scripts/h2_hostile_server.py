@@ -18,11 +18,16 @@ Paths (every request on a connection of its own is answered by the path's rule):
   /ping                a PING to the client, then 200 with a 5-byte body
   /resets              200 whose body is how many RST_STREAM frames the client has sent on this
                        connection so far (a whole exchange needs none)
+  /settings            200 whose body is the client's settings and windows as this server sees
+                       them: {"enable_push", "initial_window_size", "connection_window"}
+  /megabyte            200 with 1 MiB sent at once: the client's windows must allow it (a
+                       window too small is a flow-control error, and the connection breaks)
   /limit-streams       SETTINGS_MAX_CONCURRENT_STREAMS 1 on this connection (from the client's
                        ACK on, a stream beyond it is a protocol error that closes the
                        connection), then 200 with a 5-byte body
 """
 
+import json
 import os
 import socket
 import ssl
@@ -168,6 +173,24 @@ def answer(conn, stream_id, path):
         conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1})
         conn.send_headers(stream_id, [(":status", "200"), ("content-length", "5")])
         conn.send_data(stream_id, b"hello", end_stream=True)
+        return True
+    if path.startswith("/settings"):
+        settings = conn.remote_settings
+        body = json.dumps({
+            "enable_push": settings.enable_push,
+            "initial_window_size": settings.initial_window_size,
+            "connection_window": conn.outbound_flow_control_window,
+        }).encode()
+        conn.send_headers(stream_id, [(":status", "200"), ("content-type", "application/json"), ("content-length", str(len(body)))])
+        conn.send_data(stream_id, body, end_stream=True)
+        return True
+    if path.startswith("/megabyte"):
+        size = 1 << 20
+        conn.send_headers(stream_id, [(":status", "200"), ("content-length", str(size))])
+        chunk = conn.max_outbound_frame_size
+        for offset in range(0, size, chunk):
+            piece = min(chunk, size - offset)
+            conn.send_data(stream_id, b"m" * piece, end_stream=offset + piece == size)
         return True
     if path.startswith("/ping"):
         conn.ping(b"courier!")

@@ -83,6 +83,26 @@ struct HTTP2ResetTests {
         #expect(String(decoding: after.body, as: UTF8.self) == "1")
     }
 
+    /// The client asks for no server push and lets a server send a response's first 4 MiB (and
+    /// 16 MiB over the connection) before the reader takes them: with HTTP/2's default 64 KiB
+    /// window one response moved at most 64 KiB a round trip. The server here sends a megabyte at
+    /// once, which breaks the connection with a flow-control error unless the windows allow it.
+    @Test func theClientsWindowsLetAMegabyteComeAtOnceAndPushIsOff() async throws {
+        let (executor, address) = try Self.executor()
+        defer { Task { await executor.transport.shutdown() } }
+        let big = try await executor.send(.get |> url(address + "/megabyte"))
+        #expect(big.body.count == 1 << 20)
+        struct Settings: Decodable {
+            var enable_push: Int
+            var initial_window_size: Int
+            var connection_window: Int
+        }
+        let settings = try await executor.send(.get |> url(address + "/settings") |> decode(Settings.self))
+        #expect(settings.enable_push == 0)
+        #expect(settings.initial_window_size == HTTP2Connection.streamWindow)
+        #expect(settings.connection_window > 8 << 20, "the connection's window was raised")
+    }
+
     /// A hostile `:status` over HTTP/2 is read by the same rules as an HTTP/1.1 status line: a
     /// typed `badResponse`, never a trap (AsyncHTTPClient traps on a status below 100), and the
     /// transport goes on working.

@@ -42,14 +42,37 @@ final class HTTP2Connection: Sendable {
         self.multiplexer = multiplexer
     }
 
+    /// How many bytes of one response the server may send before the reader takes them (each
+    /// stream's flow-control window, advertised as `SETTINGS_INITIAL_WINDOW_SIZE`): 4 MiB. With
+    /// HTTP/2's default of 64 KiB, one response could not move faster than 64 KiB a round trip
+    /// (1.3 MB/s at 50 ms), and every 32 KiB of a body cost a `WINDOW_UPDATE`. It is also what a
+    /// stream buffers, at most, while a streamed body's reader is behind.
+    static let streamWindow = 4 << 20
+    /// The same for all of a connection's streams together: 16 MiB.
+    static let connectionWindow = 16 << 20
+
+    /// The settings Courier's client sends: SwiftNIO's (at most 100 streams the server opens,
+    /// header lists to 16 KiB), no server push, and the stream window above.
+    static var initialSettings: HTTP2Settings {
+        nioDefaultSettings + [
+            HTTP2Setting(parameter: .enablePush, value: 0),
+            HTTP2Setting(parameter: .initialWindowSize, value: streamWindow),
+        ]
+    }
+
     /// The HTTP/2 handlers added to `channel` (after TLS), and the connection over them. Runs on
     /// the channel's event loop.
     static func configure(_ channel: any Channel, origin: Origin) throws -> HTTP2Connection {
         let pipeline = channel.pipeline.syncOperations
         // Before the HTTP/2 handler: the streams' flushes of one turn of the loop go out as one.
         try pipeline.addHandler(FlushCoalescer())
+        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+        connectionConfiguration.initialSettings = initialSettings
+        connectionConfiguration.targetWindowSize = connectionWindow
+        var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+        streamConfiguration.targetWindowSize = streamWindow
         let multiplexer = try pipeline.configureHTTP2Pipeline(
-            mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
+            mode: .client, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
         ) { stream in
             // A server push or any stream the server opens: refused (Courier sends
             // SETTINGS_ENABLE_PUSH 0; a stream anyway is closed).
@@ -140,13 +163,35 @@ final class HTTP2Connection: Sendable {
     }
 }
 
-/// Reads the connection's own frames: the server's settings and its `GOAWAY`.
+/// Reads the connection's own frames: the server's settings and its `GOAWAY`. Opens the
+/// connection's window to ``HTTP2Connection/connectionWindow`` as the connection starts (SwiftNIO
+/// raises it only once the first body arrives, so the first response on a connection would
+/// still have had 64 KiB).
 private final class ConnectionFrameWatcher: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
 
     let connection: HTTP2Connection
+    private var windowOpened = false
 
     init(connection: HTTP2Connection) { self.connection = connection }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { openWindow(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        // After the HTTP/2 handler's own: its preface and settings go first.
+        openWindow(context: context)
+        context.fireChannelActive()
+    }
+
+    private func openWindow(context: ChannelHandlerContext) {
+        guard !windowOpened else { return }
+        windowOpened = true
+        let increment = HTTP2Connection.connectionWindow - 65_535
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data).payload {
