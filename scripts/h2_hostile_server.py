@@ -22,6 +22,9 @@ Paths (every request on a connection of its own is answered by the path's rule):
                        them: {"enable_push", "initial_window_size", "connection_window"}
   /megabyte            200 with 1 MiB sent at once: the client's windows must allow it (a
                        window too small is a flow-control error, and the connection breaks)
+  /mark?key=K          200 with a 5-byte body; this connection is K's from now on
+  /goodbyes?key=K      200 whose body is how many of K's connections have received a GOAWAY
+                       from the client (it closed them saying so)
   /limit-streams       SETTINGS_MAX_CONCURRENT_STREAMS 1 on this connection (from the client's
                        ACK on, a stream beyond it is a protocol error that closes the
                        connection), then 200 with a 5-byte body
@@ -49,15 +52,30 @@ def handle(connection_socket):
     conn.initiate_connection()
     connection_socket.sendall(conn.data_to_send())
     frames = FrameCounter()
+    key = None
     try:
         while True:
             data = connection_socket.recv(65535)
             if not data:
                 return
             frames.feed(data)
+            if key is not None and frames.goaways:
+                with GOODBYES_LOCK:
+                    GOODBYES[key] = GOODBYES.get(key, 0) + 1
+                key = None
             for event in conn.receive_data(data):
                 if isinstance(event, h2.events.RequestReceived):
                     path = dict(event.headers).get(":path", "/")
+                    if path.startswith("/mark?key=") or path.startswith("/goodbyes?key="):
+                        if path.startswith("/mark"):
+                            key = path.split("=", 1)[1]
+                            body = b"hello"
+                        else:
+                            with GOODBYES_LOCK:
+                                body = str(GOODBYES.get(path.split("=", 1)[1], 0)).encode()
+                        conn.send_headers(event.stream_id, [(":status", "200"), ("content-length", str(len(body)))])
+                        conn.send_data(event.stream_id, body, end_stream=True)
+                        continue
                     if path.startswith("/resets"):
                         body = str(frames.resets).encode()
                         conn.send_headers(event.stream_id, [(":status", "200"), ("content-length", str(len(body)))])
@@ -81,7 +99,8 @@ def handle(connection_socket):
 
 class FrameCounter:
     """Counts the client's RST_STREAM frames from the raw bytes (the h2 package drops a reset of
-    a stream that is already closed without an event, and that is the one to count)."""
+    a stream that is already closed without an event, and that is the one to count), and notes
+    its GOAWAY."""
 
     PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
@@ -89,6 +108,7 @@ class FrameCounter:
         self.pending = b""
         self.preface_left = len(self.PREFACE)
         self.resets = 0
+        self.goaways = 0
 
     def feed(self, data):
         self.pending += data
@@ -103,7 +123,14 @@ class FrameCounter:
                 break
             if self.pending[3] == 3:
                 self.resets += 1
+            elif self.pending[3] == 7:
+                self.goaways += 1
             self.pending = self.pending[9 + length:]
+
+
+# The connections marked with a key (/mark) that received the client's GOAWAY, by key.
+GOODBYES = {}
+GOODBYES_LOCK = threading.Lock()
 
 
 # The /goaway-once paths already sent away.

@@ -103,6 +103,27 @@ struct HTTP2ResetTests {
         #expect(settings.connection_window > 8 << 20, "the connection's window was raised")
     }
 
+    /// A connection the client closes (here at shutdown) is closed with a GOAWAY first (RFC 9113
+    /// §6.8), so the server reads a goodbye rather than a dropped connection.
+    @Test func aConnectionTheClientClosesGetsAGoaway() async throws {
+        let (executor, address) = try Self.executor()
+        let key = UUID().uuidString
+        let marked = try await executor.send(.get |> url(address + "/mark?key=" + key))
+        #expect(marked.status == 200)
+        await executor.transport.shutdown()
+        let (other, _) = try Self.executor()
+        defer { Task { await other.transport.shutdown() } }
+        // The server's thread for that connection reads the GOAWAY on its own time: asked again
+        // until it has (the bound is no guess at the machine's speed, only a stop for a hang).
+        var goodbyes = ""
+        for _ in 0..<400 {
+            goodbyes = String(decoding: try await other.send(.get |> url(address + "/goodbyes?key=" + key)).body, as: UTF8.self)
+            if goodbyes != "0" { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(goodbyes == "1")
+    }
+
     /// A hostile `:status` over HTTP/2 is read by the same rules as an HTTP/1.1 status line: a
     /// typed `badResponse`, never a trap (AsyncHTTPClient traps on a status below 100), and the
     /// transport goes on working.

@@ -166,13 +166,18 @@ final class HTTP2Connection: Sendable {
 /// Reads the connection's own frames: the server's settings and its `GOAWAY`. Opens the
 /// connection's window to ``HTTP2Connection/connectionWindow`` as the connection starts (SwiftNIO
 /// raises it only once the first body arrives, so the first response on a connection would
-/// still have had 64 KiB).
-private final class ConnectionFrameWatcher: ChannelInboundHandler {
+/// still have had 64 KiB), and says `GOAWAY` (`NO_ERROR`, no stream of the server's taken)
+/// before the pool closes the connection (RFC 9113 §6.8: an endpoint closing a connection
+/// should), so the server reads a goodbye rather than a dropped connection. A connection
+/// SwiftNIO's HTTP/2 handler closes for a protocol error gets that handler's own `GOAWAY`.
+private final class ConnectionFrameWatcher: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
     let connection: HTTP2Connection
     private var windowOpened = false
+    private var saidGoodbye = false
 
     init(connection: HTTP2Connection) { self.connection = connection }
 
@@ -191,6 +196,15 @@ private final class ConnectionFrameWatcher: ChannelInboundHandler {
         windowOpened = true
         let increment = HTTP2Connection.connectionWindow - 65_535
         context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .all, !saidGoodbye, context.channel.isActive {
+            saidGoodbye = true
+            let goodbye = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))
+            context.writeAndFlush(wrapOutboundOut(goodbye), promise: nil)
+        }
+        context.close(mode: mode, promise: promise)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
