@@ -59,6 +59,9 @@ package final class HTTP1Handler: ChannelDuplexHandler {
     }
 
     package func channelReadComplete(context: ChannelHandlerContext) {
+        // A streamed body's bytes of this read go to its reader as one piece, before the read's
+        // end is settled (a reader behind holds the next read).
+        if call?.readComplete() == false { machine.readerFellBehind() }
         run(machine.readComplete(active: context.channel.isActive), context: context)
         context.fireChannelReadComplete()
     }
@@ -131,7 +134,7 @@ package final class HTTP1Handler: ChannelDuplexHandler {
             case .deliverHead(let head):
                 call?.receivedHead(head)
             case .deliverBody(let buffer):
-                if call?.receivedBody(buffer) == false { machine.readerFellBehind() }
+                call?.receivedBody(buffer)
             case .release(let reusable):
                 let onIdle = self.onIdle
                 self.onIdle = nil
