@@ -206,10 +206,8 @@ package final class HTTP1Call: @unchecked Sendable {
         // An answer before the whole upload (the server read no further): the rest is not sent.
         uploadTask?.cancel()
         if let source {
-            if let piece = held {
-                held = nil
-                _ = source.yield(piece)
-            }
+            // What the read held so far comes first.
+            _ = readComplete()
             source.finish()
         } else if let response {
             succeed(HTTP1Answer(head: response, body: .complete(gathered)))
@@ -226,10 +224,7 @@ package final class HTTP1Call: @unchecked Sendable {
         let error = !receivedAny && TransportErrors.isConnectionClosure(error) ? NIOTransportError.connectionClosedBeforeResponse : error
         if let source {
             // What the read held so far comes before the failure, as it would have alone.
-            if let piece = held {
-                held = nil
-                _ = source.yield(piece)
-            }
+            _ = readComplete()
             source.finish(error)
         } else {
             // A gathered body cut after its head: the failure is the body's (a truncation).

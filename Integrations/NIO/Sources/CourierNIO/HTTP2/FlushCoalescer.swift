@@ -18,25 +18,22 @@ final class FlushCoalescer: ChannelOutboundHandler, RemovableChannelHandler {
         guard !pending else { return }
         pending = true
         let loop = context.eventLoop.assumeIsolated()
-        loop.execute { [self] in
-            guard pending else { return }
-            pending = false
-            context.flush()
-        }
+        loop.execute { [self] in flushPending(context: context) }
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        if pending {
-            pending = false
-            context.flush()
-        }
+        flushPending(context: context)
         context.close(mode: mode, promise: promise)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        if pending {
-            pending = false
-            context.flush()
-        }
+        flushPending(context: context)
+    }
+
+    /// Carries out the flush asked for, if it is still pending.
+    private func flushPending(context: ChannelHandlerContext) {
+        guard pending else { return }
+        pending = false
+        context.flush()
     }
 }
