@@ -16,8 +16,21 @@ enum DeflateTables {
     /// `code`'s low `length` bits in the other order: DEFLATE sends a Huffman code from its most
     /// significant bit, into a stream read from the least.
     static func reversed(_ code: Int, _ length: Int) -> UInt16 {
+        reversed(code, length, table: reversedBytes)
+    }
+
+    /// ``reversed(_:_:)`` with ``reversedBytes`` in hand (a loop takes it once).
+    @inline(__always)
+    static func reversed(_ code: Int, _ length: Int, table: [UInt8]) -> UInt16 {
+        guard length > 0 else { return 0 }
+        let both = UInt32(table[code & 0xFF]) << 8 | UInt32(table[(code >> 8) & 0xFF])
+        return UInt16(truncatingIfNeeded: both >> (16 - length))
+    }
+
+    /// Each byte with its bits in the other order.
+    static let reversedBytes: [UInt8] = (0..<256).map { byte in
         var result = 0
-        for bit in 0..<length where code & (1 << bit) != 0 { result |= 1 << (length - 1 - bit) }
-        return UInt16(result)
+        for bit in 0..<8 where byte & (1 << bit) != 0 { result |= 1 << (7 - bit) }
+        return UInt8(result)
     }
 }

@@ -5,9 +5,10 @@
 #endif
 
 /// Raw DEFLATE encoding (RFC 1951) of one message for permessage-deflate (RFC 7692 §7.2.1), in
-/// Swift so the library needs no zlib: LZ77 matches found through hash chains, written with the
-/// fixed Huffman codes in one block, ended by a sync flush whose `00 00 FF FF` is left off (the
-/// receiver puts it back).
+/// Swift so the library needs no zlib: LZ77 matches found through hash chains, written in blocks
+/// of the smallest kind for them (``DeflateBlocks``: Huffman codes fitted to the block, the fixed
+/// codes, or stored), ended by a sync flush whose `00 00 FF FF` is left off (the receiver puts it
+/// back).
 ///
 /// A message is compressed on its own, or with the messages compressed before it as its history
 /// when the context is taken over (RFC 7692 §7.2.3.2: a match may reach into them; the server's
@@ -38,17 +39,16 @@ package enum Deflater {
 
     private static func compress(_ input: UnsafeBufferPointer<UInt8>, windowBits: Int) -> [UInt8] {
         var context = Context(windowBits: windowBits, expecting: input.count)
-        var writer = BitWriter(capacity: input.count / 2 + 16)
-        writer.write(0b010, bits: 3)  // not final; fixed codes
+        var blocks = DeflateBlocks(start: 0, count: input.count)
         var origin = 0
         _ = context.head.withUnsafeMutableBufferPointer { head in
             context.previous.withUnsafeMutableBufferPointer { previous in
                 encode(
                     input, from: 0, inserted: 0, origin: &origin, head: head, previous: previous, hashBits: context.hashBits,
-                    window: context.window, into: &writer)
+                    window: context.window, into: &blocks)
             }
         }
-        return finish(&writer)
+        return blocks.finish(at: input.count, input: input)
     }
 
     /// What a deflater keeps between the messages it compresses when the context is taken over
@@ -149,34 +149,27 @@ package enum Deflater {
 
     /// The last `count` bytes of the context's history, from `first`, compressed.
     private static func compressAppended(from first: Int, count: Int, context: inout Context) -> [UInt8] {
-        var writer = BitWriter(capacity: count / 2 + 16)
-        writer.write(0b010, bits: 3)  // not final; fixed codes
+        var blocks = DeflateBlocks(start: first, count: count)
         let (inserted, hashBits, window) = (context.inserted, context.hashBits, context.window)
         var origin = context.origin
-        context.inserted = context.data.withUnsafeBufferPointer { data in
-            context.head.withUnsafeMutableBufferPointer { head in
+        let output: [UInt8]
+        (context.inserted, output) = context.data.withUnsafeBufferPointer { data in
+            let reach = context.head.withUnsafeMutableBufferPointer { head in
                 context.previous.withUnsafeMutableBufferPointer { previous in
                     encode(
                         data, from: first, inserted: inserted, origin: &origin, head: head, previous: previous, hashBits: hashBits,
-                        window: window, into: &writer)
+                        window: window, into: &blocks)
                 }
             }
+            return (reach, blocks.finish(at: data.count, input: data))
         }
         context.origin = origin
         context.slide()
-        return finish(&writer)
+        return output
     }
 
-    /// The end of a message: the block's end, then the sync flush, an empty stored block whose
-    /// header and padding stay and whose `00 00 FF FF` goes (RFC 7692 §7.2.1).
-    private static func finish(_ writer: inout BitWriter) -> [UInt8] {
-        writer.writeLiteral(256)
-        writer.write(0, bits: 3)
-        writer.alignToByte()
-        return writer.bytes
-    }
-
-    /// Writes `data[first...]` as literals and matches, finding matches anywhere in `data` within
+    /// Writes `data[first...]` as literals and matches (into `blocks`, a block written each time
+    /// one fills up), finding matches anywhere in `data` within
     /// `window` behind each position through the hash chains (`head`, and `previous`, a ring,
     /// whose entries count from `origin`); positions from `inserted` on go into the chains
     /// first. When a position gets ``slideAt`` past the origin, the origin moves up (the
@@ -185,7 +178,7 @@ package enum Deflater {
     @inline(__always)
     private static func encode(
         _ data: UnsafeBufferPointer<UInt8>, from first: Int, inserted: Int, origin: inout Int, head: UnsafeMutableBufferPointer<UInt16>,
-        previous: UnsafeMutableBufferPointer<UInt16>, hashBits: Int, window: Int, into writer: inout BitWriter
+        previous: UnsafeMutableBufferPointer<UInt16>, hashBits: Int, window: Int, into blocks: inout DeflateBlocks
     ) -> Int {
         let count = data.count
         guard let base = data.baseAddress else { return 0 }
@@ -265,7 +258,7 @@ package enum Deflater {
                 insert(position)
             }
             if bestLength >= 3 {
-                writer.writeMatch(length: bestLength, distance: bestDistance)
+                blocks.match(length: bestLength, distance: bestDistance)
                 let end = position + bestLength
                 position += 1
                 while position < end {
@@ -273,9 +266,10 @@ package enum Deflater {
                     position += 1
                 }
             } else {
-                writer.writeLiteral(Int(base[position]))
+                blocks.literal(base[position])
                 position += 1
             }
+            if blocks.isFull { blocks.flush(through: position, input: data) }
         }
         origin = from
         // Every position with three bytes after it is in the chains now.
@@ -298,76 +292,5 @@ extension Deflater {
         } while start < input.count
         output.append(0x00)
         return output
-    }
-}
-
-/// Bits into bytes, least significant first (RFC 1951 §3.1.1), with the fixed codes.
-private struct BitWriter {
-    var bytes: [UInt8] = []
-    private var buffer: UInt64 = 0
-    private var count = 0
-
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
-
-    mutating func write(_ value: Int, bits: Int) {
-        buffer |= UInt64(truncatingIfNeeded: value) << UInt64(count)
-        count += bits
-        while count >= 8 {
-            bytes.append(UInt8(truncatingIfNeeded: buffer))
-            buffer >>= 8
-            count -= 8
-        }
-    }
-
-    mutating func alignToByte() {
-        if count > 0 { write(0, bits: 8 - count) }
-    }
-
-    /// A literal byte or the end of the block (256), or a length symbol (257…285).
-    mutating func writeLiteral(_ symbol: Int) {
-        let (code, length) = FixedCodes.literal[symbol]
-        write(Int(code), bits: Int(length))
-    }
-
-    mutating func writeMatch(length: Int, distance: Int) {
-        let lengthCode = FixedCodes.lengthCode[length]
-        writeLiteral(257 + Int(lengthCode))
-        let lengthExtra = DeflateTables.lengthExtra[Int(lengthCode)]
-        if lengthExtra > 0 { write(length - DeflateTables.lengthBase[Int(lengthCode)], bits: lengthExtra) }
-        let distanceCode = Int(distance <= 256 ? FixedCodes.distanceCode[distance - 1] : FixedCodes.distanceCode[256 + ((distance - 1) >> 7)])
-        write(Int(FixedCodes.distance[distanceCode]), bits: 5)
-        let distanceExtra = DeflateTables.distanceExtra[distanceCode]
-        if distanceExtra > 0 { write(distance - DeflateTables.distanceBase[distanceCode], bits: distanceExtra) }
-    }
-}
-
-/// The fixed Huffman codes of RFC 1951 §3.2.6, bit-reversed for writing.
-private enum FixedCodes {
-    /// For each literal/length symbol 0…287: the code, reversed, and its length.
-    static let literal: [(UInt16, UInt8)] = (0..<288).map { symbol in
-        switch symbol {
-        case 0..<144: (DeflateTables.reversed(0x30 + symbol, 8), 8)
-        case 144..<256: (DeflateTables.reversed(0x190 + symbol - 144, 9), 9)
-        case 256..<280: (DeflateTables.reversed(symbol - 256, 7), 7)
-        default: (DeflateTables.reversed(0xC0 + symbol - 280, 8), 8)
-        }
-    }
-    /// The 5-bit distance codes, reversed.
-    static let distance: [UInt16] = (0..<30).map { DeflateTables.reversed($0, 5) }
-
-    /// The distance code (0…29) of each distance: of `d` at `d - 1` for 1…256, and at
-    /// `256 + (d - 1) >> 7` above (the codes from 16 on each cover a multiple of 128).
-    static let distanceCode: [UInt8] = (0..<512).map { index in
-        let distance = index < 256 ? index + 1 : ((index - 256) << 7) + 1
-        var code = 0
-        while code < 29, DeflateTables.distanceBase[code + 1] <= distance { code += 1 }
-        return UInt8(code)
-    }
-
-    /// For each match length 0…258: its length code (0…28); lengths under 3 are never written.
-    static let lengthCode: [UInt8] = (0...258).map { length in
-        var code = 0
-        while code < 28, DeflateTables.lengthBase[code + 1] <= length { code += 1 }
-        return UInt8(code)
     }
 }

@@ -136,6 +136,67 @@ struct CompressionTests {
         #expect(Deflater.compress(runs).count < 1_000)
     }
 
+    @Test("each part of a message goes in the smallest kind of block: codes fitted to it, the fixed codes for a few bytes, stored bytes that do not compress")
+    func blockKinds() throws {
+        // JSON lines: one block with codes of its own, within 5% of zlib's default level.
+        let json = Deflater.compress(Self.jsonLines)
+        #expect(Self.blockKinds(json) == [2])
+        #expect(json.count * 20 <= Self.jsonLinesByZlib.count * 21, "\(json.count) bytes, zlib \(Self.jsonLinesByZlib.count)")
+        // A few bytes: a header of codes would cost more than it saves.
+        #expect(Self.blockKinds(Deflater.compress([1, 2, 3])) == [1])
+        // Nothing: the sync flush alone, one byte (RFC 7692 §7.2.3.6).
+        #expect(Deflater.compress([]) == [0x00])
+        // Random bytes: stored, at most five bytes a block more than themselves (and the flush).
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<50_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let stored = Deflater.compress(random)
+        #expect(Set(Self.blockKinds(stored)) == [0])
+        #expect(stored.count <= random.count + 5 * (random.count / DeflateBlocks.blockSymbols + 1) + 1)
+        var inflater = Inflater()
+        #expect(try Self.inflate(&inflater, stored, keepsWindow: false) == random)
+        // Random bytes, then text: stored blocks first, coded ones at the end; and the same with
+        // the context taken over, the text referring back into the message before.
+        let mixed = Array(random.prefix(40_000)) + Self.jsonLines + Self.jsonLines
+        let parts = Deflater.compress(mixed)
+        #expect(Self.blockKinds(parts).first == 0 && Self.blockKinds(parts).last == 2)
+        #expect(try Self.inflate(&inflater, parts, keepsWindow: false) == mixed)
+        var context = Deflater.Context(windowBits: 15)
+        var server = Inflater()
+        for message in [mixed, Self.jsonLines, random] {
+            let compressed = Deflater.compress(message, context: &context)
+            #expect(try Self.inflate(&server, compressed) == message)
+        }
+    }
+
+    @Test("Huffman code lengths: complete codes, none longer than the limit, even for counts that would go deeper")
+    func huffmanLengths() {
+        /// Each length's share of the code space, in 2^-15ths: exactly 2^15 for a complete code.
+        func space(_ lengths: [UInt8]) -> Int { lengths.reduce(0) { $0 + ($1 == 0 ? 0 : 1 << (15 - Int($1))) } }
+        // Counts like the Fibonacci numbers make an optimal code as deep as there are symbols.
+        var fibonacci: [UInt32] = [1, 1]
+        while fibonacci.count < 30 { fibonacci.append(fibonacci[fibonacci.count - 1] + fibonacci[fibonacci.count - 2]) }
+        for (counts, limit) in [(fibonacci, 15), (Array(fibonacci.prefix(19)), 7), (fibonacci + [UInt32](repeating: 0, count: 256), 15)] {
+            let lengths = HuffmanLengths.lengths(counts, limit: limit)
+            #expect(lengths.max() ?? 0 <= UInt8(limit))
+            #expect(space(lengths) == 1 << 15)
+            #expect(zip(counts, lengths).allSatisfy { ($0 == 0) == ($1 == 0) })
+        }
+        // Under the limit, the optimal code: the Fibonacci counts' first 10 go 1, 2, … 9, 9 deep.
+        #expect(HuffmanLengths.lengths(Array(fibonacci.prefix(10)), limit: 15) == [9, 9, 8, 7, 6, 5, 4, 3, 2, 1])
+        // One symbol, or none: two codes of one bit, never a lone code (zlib refuses an
+        // incomplete code-length code).
+        #expect(HuffmanLengths.lengths([0, 0, 7, 0], limit: 7) == [1, 0, 1, 0])
+        #expect(HuffmanLengths.lengths([0, 0, 0], limit: 7) == [1, 1, 0])
+        // Equal counts over every literal/length symbol: 8 and 9 bits.
+        let flat = HuffmanLengths.lengths([UInt32](repeating: 5, count: 286), limit: 15)
+        #expect(Set(flat) == [8, 9] && space(flat) == 1 << 15)
+        // Canonical codes (RFC 1951 §3.2.2's example: lengths 3, 3, 3, 3, 3, 2, 4, 4), bit-reversed.
+        let example = HuffmanLengths.codes([3, 3, 3, 3, 3, 2, 4, 4])
+        #expect(example == [0b010, 0b011, 0b100, 0b101, 0b110, 0b00, 0b1110, 0b1111].enumerated().map {
+            DeflateTables.reversed($0.element, [3, 3, 3, 3, 3, 2, 4, 4][$0.offset])
+        })
+    }
+
     @Test("with the context taken over, a message refers back to those before it and inflates in the server's running window", arguments: [9, 12, 15])
     func contextTakenOver(windowBits: Int) throws {
         var generator = SystemRandomNumberGenerator()
@@ -197,50 +258,20 @@ struct CompressionTests {
         #expect(context.data.count < 2 << windowBits)
     }
 
-    /// The longest distance in a fixed-code block the deflater wrote.
+    /// The longest distance in what the deflater wrote, read block by block (stored, fixed and
+    /// dynamic codes) up to the sync flush's empty stored block; `Int.max` for anything else
+    /// (a block marked last, a code that is not one, bytes past the flush).
     static func farthestReference(_ bytes: [UInt8]) -> Int {
-        var reader = (bytes: bytes, position: 0)
-        func bit() -> Int {
-            defer { reader.position += 1 }
-            guard reader.position / 8 < reader.bytes.count else { return 0 }
-            return Int(reader.bytes[reader.position / 8] >> UInt8(reader.position % 8)) & 1
-        }
-        func bits(_ count: Int) -> Int {
-            var value = 0
-            for shift in 0..<count { value |= bit() << shift }
-            return value
-        }
-        func code(_ count: Int) -> Int {
-            var value = 0
-            for _ in 0..<count { value = value << 1 | bit() }
-            return value
-        }
-        let lengthExtra: [Int] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-        let distanceBase: [Int] = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
-        let distanceExtra: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
-        guard bits(3) == 0b010 else { return Int.max }
-        var farthest = 0
-        while true {
-            // Fixed codes: 7 bits first (256…279), then 8, then 9.
-            var symbol = code(7)
-            if symbol <= 0x17 {
-                symbol += 256
-            } else {
-                symbol = symbol << 1 | bit()
-                if symbol >= 0x30, symbol <= 0xBF {
-                    symbol -= 0x30
-                } else if symbol >= 0xC0, symbol <= 0xC7 {
-                    symbol = symbol - 0xC0 + 280
-                } else {
-                    symbol = (symbol << 1 | bit()) - 0x190 + 144
-                }
-            }
-            if symbol < 256 { continue }
-            if symbol == 256 { return farthest }
-            _ = bits(lengthExtra[symbol - 257])
-            let distanceCode = code(5)
-            farthest = max(farthest, distanceBase[distanceCode] + bits(distanceExtra[distanceCode]))
-        }
+        var reader = DeflateReader(bytes)
+        return (try? reader.farthestReference()) ?? Int.max
+    }
+
+    /// Which kinds of block (0 stored, 1 fixed, 2 dynamic) the deflater wrote, in order, the sync
+    /// flush's empty stored block left out.
+    static func blockKinds(_ bytes: [UInt8]) -> [Int] {
+        var reader = DeflateReader(bytes)
+        _ = try? reader.farthestReference()
+        return reader.kinds.dropLast().map { $0 }
     }
 
     @Test("corrupt input is a typed failure, never a crash", arguments: [
@@ -450,5 +481,111 @@ struct CompressionTests {
     func options() {
         #expect(WebSocketCompression(minimumSize: -1).minimumSize == 0)
         #expect(WebSocketOptions().compression == nil)
+    }
+}
+
+/// A DEFLATE reader of its own for the tests (RFC 1951, written apart from the inflater it
+/// checks): walks every block, notes each one's kind and the longest distance any match uses.
+struct DeflateReader {
+    struct Malformed: Error {}
+    let bytes: [UInt8]
+    var position = 0
+    var kinds: [Int] = []
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func bit() throws -> Int {
+        guard position / 8 < bytes.count else { throw Malformed() }
+        defer { position += 1 }
+        return Int(bytes[position / 8] >> UInt8(position % 8)) & 1
+    }
+
+    mutating func bits(_ count: Int) throws -> Int {
+        var value = 0
+        for shift in 0..<count { value |= try bit() << shift }
+        return value
+    }
+
+    /// A canonical code as a map from (length, code) to symbol.
+    static func code(_ lengths: [Int]) -> [Int: Int] {
+        var map: [Int: Int] = [:]
+        var code = 0
+        for length in 1...15 {
+            for (symbol, each) in lengths.enumerated() where each == length {
+                map[length << 16 | code] = symbol
+                code += 1
+            }
+            code <<= 1
+        }
+        return map
+    }
+
+    mutating func symbol(_ code: [Int: Int]) throws -> Int {
+        var value = 0
+        for length in 1...15 {
+            value = value << 1 | (try bit())
+            if let symbol = code[length << 16 | value] { return symbol }
+        }
+        throw Malformed()
+    }
+
+    mutating func farthestReference() throws -> Int {
+        let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+        let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+        let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+        let order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+        var farthest = 0
+        while true {
+            guard try bit() == 0 else { throw Malformed() }  // never the last block
+            let kind = try bits(2)
+            kinds.append(kind)
+            let literal: [Int: Int]
+            let distance: [Int: Int]
+            switch kind {
+            case 0:
+                position = (position + 7) / 8 * 8
+                if position / 8 == bytes.count { return farthest }  // the flush, its length left off
+                let length = try bits(16)
+                guard try bits(16) == length ^ 0xFFFF else { throw Malformed() }
+                guard length > 0 else { throw Malformed() }
+                position += length * 8
+                guard position / 8 <= bytes.count else { throw Malformed() }
+                continue
+            case 1:
+                literal = Self.code((0..<288).map { $0 < 144 ? 8 : $0 < 256 ? 9 : $0 < 280 ? 7 : 8 })
+                distance = Self.code([Int](repeating: 5, count: 30))
+            case 2:
+                let literalCount = try bits(5) + 257
+                let distanceCount = try bits(5) + 1
+                let codeLengthCount = try bits(4) + 4
+                var codeLengths = [Int](repeating: 0, count: 19)
+                for index in 0..<codeLengthCount { codeLengths[order[index]] = try bits(3) }
+                let codeLengthCode = Self.code(codeLengths)
+                var lengths: [Int] = []
+                while lengths.count < literalCount + distanceCount {
+                    switch try symbol(codeLengthCode) {
+                    case let value where value < 16: lengths.append(value)
+                    case 16:
+                        guard let last = lengths.last else { throw Malformed() }
+                        lengths += [Int](repeating: last, count: 3 + (try bits(2)))
+                    case 17: lengths += [Int](repeating: 0, count: 3 + (try bits(3)))
+                    default: lengths += [Int](repeating: 0, count: 11 + (try bits(7)))
+                    }
+                }
+                guard lengths.count == literalCount + distanceCount else { throw Malformed() }
+                literal = Self.code(Array(lengths[..<literalCount]))
+                distance = Self.code(Array(lengths[literalCount...]))
+            default:
+                throw Malformed()
+            }
+            while true {
+                let next = try symbol(literal)
+                if next < 256 { continue }
+                if next == 256 { break }
+                _ = try bits(lengthExtra[next - 257])
+                let code = try symbol(distance)
+                farthest = max(farthest, distanceBase[code] + (try bits(distanceExtra[code])))
+            }
+        }
     }
 }
