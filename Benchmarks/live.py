@@ -239,6 +239,12 @@ for concurrency, total in ((1, 2000), (16, 8000)):
 for concurrency, total in ((1, 2000), (16, 8000)):
     WEBSOCKET_ROWS.append(("WS. echo, permessage-deflate, context taken over, Courier vs swift-websocket (zlib), 16 KiB JSON text, concurrency %d" % concurrency,
                            "json", concurrency, total, "courier-deflate-takeover", "hummingbird-deflate", "≥ 1.0"))
+# 1 KiB of the same JSON: the smallest message Courier compresses by default
+# (WebSocketCompression.minimumSize), where building a block's codes weighs most.
+for label, variant in (("", "courier-deflate"), ("context taken over, ", "courier-deflate-takeover")):
+    for concurrency, total in ((1, 4000), (16, 16000)):
+        WEBSOCKET_ROWS.append(("WS. echo, permessage-deflate, %sCourier vs swift-websocket (zlib), 1 KiB JSON text, concurrency %d" % (label, concurrency),
+                               "json1k", concurrency, total, variant, "hummingbird-deflate", "≥ 1.0"))
 if os.environ.get("COURIER_BENCH_SET") == "websocket":
     ROWS = WEBSOCKET_ROWS
 unit = "round trips/s" if os.environ.get("COURIER_BENCH_SET") == "websocket" else "req/s"

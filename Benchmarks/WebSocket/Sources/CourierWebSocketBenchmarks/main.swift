@@ -2,9 +2,10 @@
 // `COURIER_BENCH_ONLY=websocket` runs this against its echo server (WebSocketEchoServer), each
 // batch in a fresh process, the clients interleaved (Benchmarks/live.py, Benchmarks/README.md).
 //
-//   CourierWebSocketBenchmarks --live-row small|large|json --variant V --url ws://HOST:PORT/ --concurrency N --total T
+//   CourierWebSocketBenchmarks --live-row small|large|json|json1k --variant V --url ws://HOST:PORT/ --concurrency N --total T
 //     small: a text message of 100 bytes; large: a binary message of 1 MiB (random bytes);
-//     json: a text message of 16 KiB of JSON (compressible)
+//     json: a text message of 16 KiB of JSON (compressible); json1k: the same JSON, 1 KiB (the
+//     smallest message Courier compresses by default)
 //     V: courier, courier-deflate (Courier's socket on CourierNIO, permessage-deflate asked
 //     for), courier-deflate-takeover (the same, each message compressed with the ones before it
 //     as history), courier-loop (each socket's task on one of the transport's event loops),
