@@ -58,10 +58,11 @@ public struct Request: Sendable, Hashable {
     /// The body: at most one of bytes and a source, so the two can never disagree.
     var payload: Payload
     /// The timeout in seconds, or `nil` for the session's default.
-    public var timeout: TimeInterval? {
-        get { settings.value.timeout }
-        _modify { yield &settings.value.timeout }
-    }
+    ///
+    /// Kept in the request itself, not with the settings behind the shared reference: servers set
+    /// it on every request (CourierNIO's and the README's advice), and setting it there would copy
+    /// those settings, an allocation a request.
+    public var timeout: TimeInterval?
     /// The cache policy, or `nil` for the session's default.
     public var cachePolicy: CachePolicy? {
         get { settings.value.cachePolicy }
@@ -167,7 +168,6 @@ extension Request {
 
     /// The request's less used fields, kept together behind ``Request/settings``.
     struct Settings: Sendable, Hashable {
-        var timeout: TimeInterval?
         var cachePolicy: CachePolicy?
         var deadline: TimeInterval?
         var allowsRetry: Bool?
