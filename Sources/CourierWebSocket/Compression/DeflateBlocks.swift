@@ -51,7 +51,7 @@ struct DeflateBlocks {
     @inline(__always)
     mutating func match(length: Int, distance: Int) {
         let lengthCode = Int(lengthCodes[length])
-        let distanceCode = Int(distance <= 256 ? distanceCodes[distance - 1] : distanceCodes[256 + ((distance - 1) >> 7)])
+        let distanceCode = Codes.distanceCode(distance, in: distanceCodes)
         symbols.append(1 << 31 | UInt32(lengthCode) << 23 | UInt32(distance - 1) << 8 | UInt32(length - 3))
         literalCounts[257 + lengthCode] &+= 1
         distanceCounts[distanceCode] &+= 1
@@ -149,7 +149,7 @@ struct DeflateBlocks {
             let lengthCode = Int(symbol >> 23 & 0x1F)
             writer.write(literal, 257 + lengthCode)
             if lengthExtra[lengthCode] > 0 { writer.write(length - lengthBase[lengthCode], bits: lengthExtra[lengthCode]) }
-            let distanceCode = Int(distanceValue <= 256 ? distanceCodes[distanceValue - 1] : distanceCodes[256 + ((distanceValue - 1) >> 7)])
+            let distanceCode = Codes.distanceCode(distanceValue, in: distanceCodes)
             writer.write(distance, distanceCode)
             if distanceExtra[distanceCode] > 0 { writer.write(distanceValue - distanceBase[distanceCode], bits: distanceExtra[distanceCode]) }
         }
@@ -291,9 +291,11 @@ struct Codes {
         return UInt8(code)
     }
 
+    /// The distance code (0…29) of `distance`, from ``distanceCodes`` (held by the caller: a
+    /// loop reads it without the lazy global's check).
     @inline(__always)
-    static func distanceCode(_ distance: Int) -> Int {
-        Int(distance <= 256 ? distanceCodes[distance - 1] : distanceCodes[256 + ((distance - 1) >> 7)])
+    static func distanceCode(_ distance: Int, in table: [UInt8]) -> Int {
+        Int(distance <= 256 ? table[distance - 1] : table[256 + ((distance - 1) >> 7)])
     }
 
     /// For each match length 0…258: its length code (0…28); lengths under 3 are never written.
