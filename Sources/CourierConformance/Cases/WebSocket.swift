@@ -53,6 +53,31 @@ extension ConformanceSuite {
             try context.expect(refused.status == 403, "the refusal's status was \(refused.status ?? 0)")
             try context.expect(refused.response?.body == Data("no sockets for you".utf8), "the refusal's body was not kept")
             try context.expect(!refused.description.contains("WS-SECRET"), "the error shows the credential")
-        }
+        },
+        ConformanceCase("webSocket: a message handler gets every echo in order; sends that do not wait (enqueue) go out in order") { context in
+            let executor = context.executor(ConformanceOptions())
+            guard executor.exchange.transport is any UpgradesConnections else { return }
+            guard let peer = context.servers.webSocket else {
+                throw context.failure("\(ConformanceServers.webSocketEnvironmentName) is not set: run the tests with scripts/test")
+            }
+            let count = 500
+            let (echoes, feed) = AsyncStream.makeStream(of: WebSocketMessage.self)
+            let socket = try await executor.webSocket(.get |> url(peer + "/echo") |> timeout(30)) { _, message in
+                feed.yield(message)
+            }
+            // A burst larger than a socket buffer takes at once: some go at once, the rest queue.
+            let sent = (0..<count).map { index -> WebSocketMessage in
+                index % 3 == 0 ? .binary(Data(repeating: UInt8(truncatingIfNeeded: index), count: 4_000)) : .text("message \(index)")
+            }
+            for message in sent { try socket.enqueue(message) }
+            var received: [WebSocketMessage] = []
+            for await message in echoes {
+                received.append(message)
+                if received.count == count { break }
+            }
+            try context.expect(received == sent, "the handler got \(received.count) of \(count) echoes, or out of order")
+            try await socket.close()
+            try context.expect(try await socket.closed.initiator == .client, "the close did not end the socket cleanly")
+        },
     ]
 }

@@ -46,6 +46,10 @@ public struct WebSocketFailure: Error, Sendable, Hashable, CustomStringConvertib
         case connectionLost
         /// The socket is closed (or closing): nothing more can be sent.
         case closed
+        /// A message sent without waiting (`WebSocket.enqueue(_:)`) would take the messages
+        /// waiting for the connection past the socket's queue limit
+        /// (`WebSocketOptions.maximumQueuedBytes`); it was not queued and the socket stays open.
+        case sendQueueFull
     }
 
     /// The broad kind of failure.

@@ -32,6 +32,47 @@ extension Executor {
     public func webSocket(
         _ request: Request, options: WebSocketOptions = WebSocketOptions(), clock: some Clock<Duration> = ContinuousClock()
     ) async throws(CourierError) -> WebSocket {
+        try await openWebSocket(request, options: options, clock: clock, handler: nil)
+    }
+
+    /// Opens a WebSocket as ``webSocket(_:options:clock:)`` does, with its messages handed to
+    /// `onMessage` as they arrive instead of read from ``WebSocket/messages``: the form for
+    /// code that answers each message at once and may not suspend, as OkHttp's
+    /// `WebSocketListener` or websocket-kit's `onText` take them.
+    ///
+    /// ```swift
+    /// let socket = try await executor.webSocket(.get |> url("wss://feed.example/ticks")) { socket, message in
+    ///     guard case .text(let tick) = message else { return }
+    ///     try? socket.enqueue(.text("ack \(tick.prefix(16))"))
+    /// }
+    /// let end = try await socket.closed
+    /// ```
+    ///
+    /// `onMessage` is called one message at a time, in order, where the transport delivers the
+    /// connection's bytes (on CourierNIO, the connection's event loop; a large compressed message
+    /// is inflated, and handed over, in a task of the socket's): keep it short, and hand long work
+    /// to a task of your own, or it holds up the other connections of that loop. Nothing waits
+    /// unread, so ``WebSocketOptions/bufferedMessages`` does not apply; ``WebSocket/messages``
+    /// hands out no message and ends (or throws) with the socket. Send with
+    /// ``WebSocket/enqueue(_:)``, which does not suspend. The socket is passed to each call (the
+    /// handler need not capture it); drop the last reference to it, or close it, to end it.
+    /// - Parameters:
+    ///   - request: The handshake: a `GET` without a body.
+    ///   - options: The subprotocols to offer, the limits and timers.
+    ///   - clock: The clock of the pings and the closing handshake.
+    ///   - onMessage: Called with the socket and each whole message (text checked as UTF-8).
+    /// - Returns: The open socket.
+    /// - Throws: ``CourierError``, as ``webSocket(_:options:clock:)``.
+    public func webSocket(
+        _ request: Request, options: WebSocketOptions = WebSocketOptions(), clock: some Clock<Duration> = ContinuousClock(),
+        onMessage: @escaping @Sendable (WebSocket, WebSocketMessage) -> Void
+    ) async throws(CourierError) -> WebSocket {
+        try await openWebSocket(request, options: options, clock: clock, handler: onMessage)
+    }
+
+    private func openWebSocket(
+        _ request: Request, options: WebSocketOptions, clock: some Clock<Duration>, handler: (@Sendable (WebSocket, WebSocketMessage) -> Void)?
+    ) async throws(CourierError) -> WebSocket {
         let handshake = Handshake(subprotocols: options.subprotocols, compression: options.compression)
         let request = handshake.prepare(request)
         try request.validate()
@@ -74,9 +115,11 @@ extension Executor {
             if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) { upgrade.readingExecutor } else { nil }
         let engine = SocketEngine(
             connection: connection, options: options, compression: accepted.compression, clock: clock, request: request,
-            readingExecutor: readingExecutor)
+            readingExecutor: readingExecutor, handler: handler)
+        let socket = WebSocket(engine: engine, response: response.head, subprotocol: accepted.subprotocol)
+        engine.face = socket
         engine.start(reading: response.body)
-        return WebSocket(engine: engine, response: response.head, subprotocol: accepted.subprotocol)
+        return socket
     }
 
     /// The error of a handshake the server did not accept: its status, headers and the first

@@ -60,6 +60,8 @@ extension SocketEngine: ChunkSink {
     /// large compressed message (inflated off the transport's loop). Reading resumes when that
     /// task is done. Called one chunk at a time (``ChunkSink``).
     func take(_ chunk: Data) -> Bool {
+        // With a handler, each message checks the state as it is handed out.
+        if handler != nil { return handOut(chunk) }
         let (ended, closeSent) = state.withLock { ($0.outcome != nil, $0.closeSent) }
         if ended { return false }
         let deferred: Deferred? = reading.withLock { reading in
@@ -98,6 +100,62 @@ extension SocketEngine: ChunkSink {
         return false
     }
 
+    /// ``take(_:)`` for a socket with a message handler: each message is handed to it as it is
+    /// whole, outside the reading lock (the handler may send; it is called one message at a time,
+    /// in order, and a chunk that arrives meanwhile waits for the loop here, as the stream hands
+    /// chunks over one at a time). Nothing is buffered, so reading pauses only for what needs a
+    /// task (as above).
+    private func handOut(_ chunk: Data) -> Bool {
+        enum Step {
+            /// A message, and whether bytes are left after it (another frame may be whole).
+            case message(WebSocketMessage, more: Bool)
+            case done
+            case deferred(Deferred)
+        }
+        var appended = chunk.isEmpty
+        while true {
+            let step: Step = reading.withLock { reading in
+                if !appended {
+                    reading.parser.append(chunk)
+                    appended = true
+                }
+                do throws(WebSocketFailure) {
+                    while let frame = try reading.parser.next() {
+                        if readingExecutor != nil, reading.assembler.inflates(frame, atLeast: Self.offLoopInflation) { return .deferred(.inflate(frame)) }
+                        guard let event = try reading.assembler.take(frame) else { continue }
+                        switch event {
+                        case .message(let message): return .message(message, more: reading.parser.bufferedCount > 0)
+                        case .pong(let payload): received(pong: payload)
+                        case .ping, .close: return .deferred(.event(event))
+                        }
+                    }
+                    return .done
+                } catch {
+                    return .deferred(.failure(error))
+                }
+            }
+            switch step {
+            case .message(let message, let more):
+                if !handOut(message) { return false }
+                if !more { return true }
+            case .done:
+                return true
+            case .deferred(let deferred):
+                runDeferred(deferred)
+                return false
+            }
+        }
+    }
+
+    /// Gives `message` to the handler, unless this end has sent its close frame (nothing is
+    /// handed out after it) or the socket has ended; `false` once it has (reading stops).
+    private func handOut(_ message: WebSocketMessage) -> Bool {
+        let (ended, closeSent) = state.withLock { ($0.outcome != nil, $0.closeSent) }
+        if ended { return false }
+        if !closeSent, let handler, let socket = face { handler(socket, message) }
+        return true
+    }
+
     /// The stream ended (``ChunkSink``): a clean end without a close frame is a lost connection.
     func streamEnded(_ error: CourierError?) {
         guard !isEnded else { return }
@@ -121,7 +179,7 @@ extension SocketEngine: ChunkSink {
     }
 
     /// Does in a task what reading paused for, then resumes reading (unless the socket is over).
-    private func runDeferred(_ deferred: Deferred) {
+    func runDeferred(_ deferred: Deferred) {
         let work: @Sendable () async -> Void = {
             switch deferred {
             case .paused: return
@@ -186,6 +244,7 @@ extension SocketEngine: ChunkSink {
     private func handle(_ event: MessageAssembler.Event) async -> Bool {
         switch event {
         case .message(let message):
+            if handler != nil { return handOut(message) }
             if state.withLock({ $0.closeSent }) { return true }
             if await !buffer.push(message) { return !isEnded }
             return true

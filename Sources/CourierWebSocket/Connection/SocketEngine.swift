@@ -21,9 +21,12 @@ final class SocketEngine: Sendable {
         var closeSent = false
         var outcome: Result<WebSocketClose, CourierError>?
         var outcomeWaiters: [CheckedContinuation<Result<WebSocketClose, CourierError>, Never>] = []
-        /// Whether a write holds the turn, and who waits for it, in order.
+        /// Whether a write holds the turn, and who waits for it, in order: a sender's task, or
+        /// a message queued by ``SocketEngine/enqueue(_:)``.
         var writing = false
-        var turns: [CheckedContinuation<Void, Never>] = []
+        var turns: [Turn] = []
+        /// The bytes of the messages queued in ``turns``.
+        var queuedBytes = 0
         /// The second half of the last 64 random bits drawn, for the next frame's masking key:
         /// taken with the turn, put back as the turn is given back (no lock of its own).
         var spareMask: UInt32?
@@ -31,6 +34,22 @@ final class SocketEngine: Sendable {
         var pings: [UInt64: PongSlot] = [:]
         var nextPing: UInt64 = 0
         var tasks: [Task<Void, Never>] = []
+    }
+
+    /// Who waits for the writing turn.
+    enum Turn {
+        /// A sender's task, resumed with the turn.
+        case task(CheckedContinuation<Void, Never>)
+        /// A message queued without waiting (``SocketEngine/enqueue(_:)``), its frame made in its
+        /// turn or (compressed on its own) before it; `bytes` counts toward the queue's limit.
+        case queued(Pending, bytes: Int)
+    }
+
+    /// A queued message: its frame made when its turn comes (with the context taken over, the
+    /// deflater must see messages in the order they go), or already made.
+    enum Pending {
+        case message(WebSocketMessage)
+        case made(Outgoing)
     }
 
     enum PongSlot {
@@ -60,11 +79,19 @@ final class SocketEngine: Sendable {
     /// loop), when the transport named one: the read loop runs there.
     let readingExecutor: (any Sendable)?
 
+    /// Where messages go when the socket was opened with a handler
+    /// (``Executor/webSocket(_:options:clock:onMessage:)``) instead of into ``buffer``.
+    let handler: (@Sendable (WebSocket, WebSocketMessage) -> Void)?
+    /// The socket the handler is given: its public face, held weakly (dropping the last
+    /// reference to it ends the socket). Set once, before reading starts, and only read after.
+    nonisolated(unsafe) weak var face: WebSocket?
+
     init(
         connection: any UpgradedConnection, options: WebSocketOptions, compression: NegotiatedCompression? = nil, clock: any Clock<Duration>,
-        request: Request, readingExecutor: (any Sendable)? = nil
+        request: Request, readingExecutor: (any Sendable)? = nil, handler: (@Sendable (WebSocket, WebSocketMessage) -> Void)? = nil
     ) {
         self.readingExecutor = readingExecutor
+        self.handler = handler
         self.connection = connection
         self.options = options
         self.compression = compression
@@ -149,7 +176,7 @@ final class SocketEngine: Sendable {
     /// at least ``WebSocketCompression/minimumSize`` and compressing makes it shorter; with the
     /// context taken over, the messages compressed before it are its history, and it joins them
     /// (then it is called in the writing turn, ``send(_:)``).
-    private func frame(for message: WebSocketMessage) -> Outgoing {
+    func frame(for message: WebSocketMessage) -> Outgoing {
         let opcode: WebSocketOpcode
         let payload: Data
         switch message {
@@ -181,7 +208,7 @@ final class SocketEngine: Sendable {
 
     /// Whether a message of `count` bytes goes to the deflater: the server accepted compression
     /// and the message is not empty and at least ``WebSocketCompression/minimumSize``.
-    private func offersToDeflater(_ count: Int) -> Bool {
+    func offersToDeflater(_ count: Int) -> Bool {
         guard compression != nil, let offered = options.compression else { return false }
         return count > 0 && count >= offered.minimumSize
     }
@@ -248,23 +275,29 @@ final class SocketEngine: Sendable {
     }
 
     /// What ``enter(allowed:)`` found: the turn comes with the spare masking key, if one was left.
-    private enum Entry { case refused(CourierError), turn(UInt32?), wait }
+    enum Entry { case refused(CourierError), turn(UInt32?), wait }
 
     /// One lock checks the state (`allowed` says whether it lets a frame go) and, when nobody
     /// writes, takes the turn.
     private func enter(allowed: (inout State) -> Bool) -> Entry {
         state.withLock { state in
-            if case .failure(let error) = state.outcome { return .refused(error) }
-            guard state.outcome == nil, allowed(&state) else {
-                return .refused(CourierError(
-                    .webSocket(WebSocketFailure(.closed, message: "the socket is closed or closing; nothing more can be sent")), request: request))
-            }
+            if let refused = refusal(&state, allowed: allowed) { return .refused(refused) }
             guard state.writing else {
                 state.writing = true
                 return .turn(state.spareMask.take())
             }
             return .wait
         }
+    }
+
+    /// Why nothing more may be sent, if so: the socket failed, ended, or `allowed` says no.
+    func refusal(_ state: inout State, allowed: (inout State) -> Bool) -> CourierError? {
+        if case .failure(let error) = state.outcome { return error }
+        guard state.outcome == nil, allowed(&state) else {
+            return CourierError(
+                .webSocket(WebSocketFailure(.closed, message: "the socket is closed or closing; nothing more can be sent")), request: request)
+        }
+        return nil
     }
 
     /// Writes `outgoing` with the turn held, then gives the turn back.
@@ -294,7 +327,7 @@ final class SocketEngine: Sendable {
 
     /// `spare` when there is one (then `nil`), else the first half of 64 new random bits (the
     /// second half left in `spare`).
-    private static func mask(from spare: inout UInt32?) -> UInt32 {
+    static func mask(from spare: inout UInt32?) -> UInt32 {
         if let key = spare.take() { return key }
         var generator = SystemRandomNumberGenerator()
         let bits = generator.next()
@@ -317,24 +350,31 @@ final class SocketEngine: Sendable {
                     state.writing = true
                     return true
                 }
-                state.turns.append(continuation)
+                state.turns.append(.task(continuation))
                 return false
             }
             if mine { continuation.resume() }
         }
     }
 
-    /// Gives the turn to the next writer in line, leaving `spare` (a masking key not used) for it.
-    private func releaseTurn(keeping spare: UInt32? = nil) {
-        let next = state.withLock { state in
+    /// Gives the turn to the next writer in line, leaving `spare` (a masking key not used) for it:
+    /// a waiting sender is resumed, a queued message is written by a task of its own.
+    func releaseTurn(keeping spare: UInt32? = nil) {
+        let next = state.withLock { state -> Turn? in
             if let spare { state.spareMask = spare }
             guard !state.turns.isEmpty else {
                 state.writing = false
-                return CheckedContinuation<Void, Never>?.none
+                return nil
             }
-            return state.turns.removeFirst()
+            let next = state.turns.removeFirst()
+            if case .queued(_, let bytes) = next { state.queuedBytes -= bytes }
+            return next
         }
-        next?.resume()
+        switch next {
+        case .task(let continuation): continuation.resume()
+        case .queued(let pending, _): writeQueued(pending)
+        case nil: break
+        }
     }
 
     // MARK: - Pings
@@ -515,6 +555,7 @@ final class SocketEngine: Sendable {
             let taken = state
             state.outcomeWaiters = []
             state.turns = []
+            state.queuedBytes = 0
             state.pings = [:]
             state.tasks = []
             return taken
@@ -524,7 +565,9 @@ final class SocketEngine: Sendable {
         stopReading()
         if case .failure(let error) = outcome { buffer.finish(error) } else { buffer.finish(nil) }
         for waiter in taken.outcomeWaiters { waiter.resume(returning: outcome) }
-        for turn in taken.turns { turn.resume() }
+        // Senders waiting for a turn wake to the end; queued messages are not sent (``closed``
+        // says why).
+        for case .task(let continuation) in taken.turns { continuation.resume() }
         for case .waiting(let continuation?) in taken.pings.values { continuation.resume(returning: false) }
         for task in taken.tasks { task.cancel() }
     }
@@ -546,7 +589,7 @@ final class SocketEngine: Sendable {
 
 extension WebSocketMessage {
     /// How many bytes of application data the message holds (a text's in UTF-8).
-    fileprivate var byteCount: Int {
+    var byteCount: Int {
         switch self {
         case .text(let text): text.utf8.count
         case .binary(let data): data.count

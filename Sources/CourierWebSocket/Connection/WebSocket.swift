@@ -54,7 +54,9 @@ public final class WebSocket: Sendable {
             request: engine.request)))
     }
 
-    /// The messages from the server, as they arrive; see above.
+    /// The messages from the server, as they arrive; see above. A socket opened with a message
+    /// handler (``Executor/webSocket(_:options:clock:onMessage:)``) hands its messages to the
+    /// handler: this sequence then hands out none and ends (or throws) with the socket.
     public var messages: Messages { Messages(socket: self) }
 
     /// Sends a message as one frame, suspending while the connection cannot take more.
@@ -74,6 +76,21 @@ public final class WebSocket: Sendable {
             }
         }
         try await whileWaiting { () async throws(CourierError) in try await engine.send(message) }
+    }
+
+    /// Sends a message as one frame without suspending, for code that may not wait (a message
+    /// handler, ``Executor/webSocket(_:options:clock:onMessage:)``; a callback of another
+    /// library): written at once while no other send is under way and the connection has room,
+    /// otherwise queued, and written in order after the sends asked for before it. Up to
+    /// ``WebSocketOptions/maximumQueuedBytes`` of messages may wait so; then this throws and
+    /// queues nothing. A message still queued when the socket ends is not sent (``closed`` says
+    /// how it ended).
+    /// - Parameter message: The message.
+    /// - Throws: ``CourierError``: ``WebSocketFailure/Kind/sendQueueFull`` (nothing queued, the
+    ///   socket stays open), ``WebSocketFailure/Kind/closed`` once the socket is closing or
+    ///   closed, the socket's failure once it failed.
+    public func enqueue(_ message: WebSocketMessage) throws(CourierError) {
+        try engine.enqueue(message)
     }
 
     /// Sends `value` as a JSON text message.

@@ -25,6 +25,14 @@ public struct WebSocketOptions: Sendable {
         get { messageQueue }
         set { messageQueue = max(1, newValue) }
     }
+    /// The most bytes of messages that may wait in ``WebSocket/enqueue(_:)``'s queue (sent
+    /// without waiting while the connection had no room); one more fails with
+    /// ``WebSocketFailure/Kind/sendQueueFull`` and is not queued. 16 MiB by default; negative
+    /// values count as `0` (then a message is only taken when it can go at once).
+    public var maximumQueuedBytes: Int {
+        get { queueLimit }
+        set { queueLimit = max(0, newValue) }
+    }
     /// permessage-deflate (RFC 7692) to offer, or `nil` (the default) for none; what the server
     /// accepted is ``WebSocket/compression``. See ``WebSocketCompression`` (and its word on
     /// secrets).
@@ -58,6 +66,7 @@ public struct WebSocketOptions: Sendable {
 
     private var messageLimit = 16 << 20
     private var messageQueue = 16
+    private var queueLimit = 16 << 20
     private var interval: Duration?
     private var pongWait = Duration.seconds(10)
     private var closeWait = Duration.seconds(5)

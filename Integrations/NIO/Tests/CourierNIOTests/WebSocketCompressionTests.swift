@@ -48,6 +48,29 @@ struct WebSocketCompressionTests {
         #expect(try await socket.closed.initiator == .client)
     }
 
+    @Test("a message handler, each context taken over: echoes in order, a large compressed one inflated off the loop and handed over there")
+    func handlerEcho() async throws {
+        let (echoes, feed) = AsyncStream.makeStream(of: WebSocketMessage.self)
+        let socket = try await executor.webSocket(
+            .get |> url(try WebSocketTests.address("COURIER_WEBSOCKET_DEFLATE_URL") + "/echo") |> timeout(10),
+            options: Self.options(clientNoContextTakeover: false)
+        ) { _, message in feed.yield(message) }
+        #expect(socket.compression?.clientNoContextTakeover == false)
+        // 600 KB of JSON lines: compressed past 64 KiB, so the echo is inflated off the loop.
+        let lines = String((0..<20_000).map { "{\"id\":\($0),\"name\":\"user \($0 % 97)\"}\n" }.joined())
+        let sent: [WebSocketMessage] = [.text("first"), .text(lines), .binary(Data(count: 100_000))]
+            + (0..<100).map { .text("{\"sequence\":\($0),\"symbol\":\"COUR\",\"side\":\"buy\",\"quantity\":100}") } + [.text(lines)]
+        for message in sent { try socket.enqueue(message) }
+        var received: [WebSocketMessage] = []
+        for await message in echoes {
+            received.append(message)
+            if received.count == sent.count { break }
+        }
+        #expect(received == sent)
+        try await socket.close()
+        #expect(try await socket.closed.initiator == .client)
+    }
+
     @Test("the server's context taken over across 300 messages, and a server asked to take none over")
     func contextTakeover() async throws {
         for asked in [false, true] {
