@@ -250,6 +250,22 @@ struct Tour {
         try await socket.close(reason: "tour over")
         let closed = try await socket.closed
         try check(closed.initiator == .client && closed.code == .normalClosure, "\(closed)")
+        // The same server, its answers handed to a handler as they arrive (on CourierNIO, on the
+        // connection's event loop: no task resumed a message), sent with `enqueue`, which never waits.
+        let (answers, feed) = AsyncStream.makeStream(of: WebSocketMessage.self)
+        let handled = try await chatServer.webSocket(
+            Request.get |> CourierCore.url("wss://chat.example/chat"), options: WebSocketOptions(subprotocols: ["chat.v1"])
+        ) { _, message in
+            feed.yield(message)
+        }
+        for item in ["bread", "jam"] { try handled.enqueue(.text(item)) }
+        var heard: [WebSocketMessage] = []
+        for await answer in answers {
+            heard.append(answer)
+            if heard.count == 2 { break }
+        }
+        try check(heard == [.text("BREAD"), .text("JAM")], "a handler heard the answers in order: \(heard)")
+        try await handled.close()
 
         if let recorder {
             print("\n== The in-memory executor recorded \(recorder.requests.count) requests:")
