@@ -43,11 +43,26 @@ package struct FrameParser: Sendable {
 
     /// Adds the next bytes of the stream.
     package mutating func append(_ chunk: some Sequence<UInt8>) {
-        if start > 0, start >= buffer.count / 2 {
+        compact()
+        buffer.append(contentsOf: chunk)
+    }
+
+    /// Adds the next bytes of the stream, copied from the chunk's storage in one move (not byte
+    /// by byte through `Data`'s iterator).
+    package mutating func append(_ chunk: Data) {
+        compact()
+        chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
+    }
+
+    /// Drops the bytes of frames already taken, once they are half of the buffer.
+    private mutating func compact() {
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 0, start >= buffer.count / 2 {
             buffer.removeFirst(start)
             start = 0
         }
-        buffer.append(contentsOf: chunk)
     }
 
     /// The next whole frame, or `nil` until more bytes arrive.
