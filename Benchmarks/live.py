@@ -231,6 +231,11 @@ for label, kind, totals in (("100-byte text", "small", (4000, 16000)), ("1 MiB b
 for concurrency, total in ((1, 4000), (16, 16000)):
     WEBSOCKET_ROWS.append(("WS. echo, Courier from tasks on the loops vs websocket-kit, callbacks, 100-byte text, concurrency %d" % concurrency,
                            "small", concurrency, total, "courier-loop", "websocketkit", "≥ 1.0"))
+# Courier's message handler (webSocket(_:onMessage:), each echo's handler sending the next with
+# enqueue, on the connection's event loop) against websocket-kit's callbacks: like for like.
+for concurrency, total in ((1, 4000), (16, 16000)):
+    WEBSOCKET_ROWS.append(("WS. echo, Courier with a message handler vs websocket-kit, callbacks, 100-byte text, concurrency %d" % concurrency,
+                           "small", concurrency, total, "courier-handler", "websocketkit", "≥ 1.0"))
 for concurrency, total in ((1, 2000), (16, 8000)):
     WEBSOCKET_ROWS.append(("WS. echo, permessage-deflate, Courier vs swift-websocket (zlib), 16 KiB JSON text, concurrency %d" % concurrency,
                            "json", concurrency, total, "courier-deflate", "hummingbird-deflate", "≥ 1.0"))

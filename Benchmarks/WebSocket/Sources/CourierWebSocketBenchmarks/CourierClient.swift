@@ -57,3 +57,91 @@ func runCourier(url address: String, batch: Batch, deflate: Bool, takeover: Bool
     }
     return try await race.outcome()
 }
+
+/// Courier's socket with a message handler (`webSocket(_:options:onMessage:)`): each echo's
+/// handler, where the connection's bytes arrive (its event loop), sending the next message with
+/// `enqueue`, as websocket-kit's callbacks do; no task a round trip.
+func runCourierHandler(url address: String, batch: Batch) async throws -> Race.Result {
+    let executor = NIOExecutor.shared
+    let socketOptions = WebSocketOptions(maximumMessageSize: 16 << 20)
+    let message: WebSocketMessage =
+        switch batch.payload.form {
+        case .text(let text): .text(text)
+        case .binary(let bytes): .binary(Data(bytes))
+        }
+    let size = batch.payload.size
+    let race = Race(sockets: batch.sockets)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<batch.sockets {
+            group.addTask {
+                let rounds = Rounds()
+                let socket = try await executor.webSocket(.get |> url(address) |> timeout(10), options: socketOptions) { socket, reply in
+                    let count =
+                        switch reply {
+                        case .text(let text): text.utf8.count
+                        case .binary(let data): data.count
+                        }
+                    guard count == size else {
+                        rounds.finish(BenchmarkError("an echo of \(count) bytes, not \(size)"))
+                        return
+                    }
+                    guard rounds.next() else { return }
+                    do {
+                        try socket.enqueue(message)
+                    } catch {
+                        rounds.finish(error)
+                    }
+                }
+                try await rounds.run(batch.payload.warmUp) { try socket.enqueue(message) }
+                await race.ready()
+                try await rounds.run(batch.roundTrips) { try socket.enqueue(message) }
+                await race.done()
+                try await socket.close()
+            }
+        }
+        try await group.waitForAll()
+    }
+    return try await race.outcome()
+}
+
+/// The round trips left to one handler-driven socket and the task waiting for them.
+private final class Rounds: @unchecked Sendable {
+    private let lock = NSLock()
+    private var left = 0
+    private var waiter: CheckedContinuation<Void, any Error>?
+
+    /// Runs `count` round trips: `start` sends the first, each echo's handler the next.
+    func run(_ count: Int, start: () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            lock.withLock { (left, waiter) = (count, continuation) }
+            do {
+                try start()
+            } catch {
+                finish(error)
+            }
+        }
+    }
+
+    /// An echo arrived: `true` when another message is to be sent, `false` when the batch is done
+    /// (its waiter resumed).
+    func next() -> Bool {
+        let done: CheckedContinuation<Void, any Error>? = lock.withLock {
+            left -= 1
+            guard left == 0 else { return nil }
+            defer { waiter = nil }
+            return waiter
+        }
+        guard let done else { return true }
+        done.resume()
+        return false
+    }
+
+    /// Ends the batch with `error`.
+    func finish(_ error: any Error) {
+        let waiter: CheckedContinuation<Void, any Error>? = lock.withLock {
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(throwing: error)
+    }
+}

@@ -9,6 +9,8 @@
 //     V: courier, courier-deflate (Courier's socket on CourierNIO, permessage-deflate asked
 //     for), courier-deflate-takeover (the same, each message compressed with the ones before it
 //     as history), courier-loop (each socket's task on one of the transport's event loops),
+//     courier-handler (each echo taken by a message handler on the connection's event loop,
+//     the next message sent from it with `enqueue`),
 //     hummingbird, hummingbird-deflate (swift-websocket's WebSocketClient),
 //     websocketkit (vapor/websocket-kit, callbacks on its event loop), websocketkit-async (the
 //     same from a task, echoes read from an AsyncStream)
@@ -61,6 +63,7 @@ do {
     switch options.variant {
     case "courier": result = try await runCourier(url: options.url, batch: batch, deflate: false)
     case "courier-loop": result = try await runCourier(url: options.url, batch: batch, deflate: false, onLoops: true)
+    case "courier-handler": result = try await runCourierHandler(url: options.url, batch: batch)
     case "courier-deflate": result = try await runCourier(url: options.url, batch: batch, deflate: true)
     case "courier-deflate-takeover": result = try await runCourier(url: options.url, batch: batch, deflate: true, takeover: true)
     case "hummingbird": result = try await runHummingbird(url: options.url, batch: batch, deflate: false)
