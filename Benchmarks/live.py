@@ -236,6 +236,11 @@ for concurrency, total in ((1, 4000), (16, 16000)):
 for concurrency, total in ((1, 4000), (16, 16000)):
     WEBSOCKET_ROWS.append(("WS. echo, Courier with a message handler vs websocket-kit, callbacks, 100-byte text, concurrency %d" % concurrency,
                            "small", concurrency, total, "courier-handler", "websocketkit", "≥ 1.0"))
+# websocket-kit's `connect(on: group)` asks the group for a loop twice a socket, so on two loops
+# its sockets do not spread as Courier's do (all on one, or three to one); here each socket names
+# the next loop: both clients' sockets on both loops alike.
+WEBSOCKET_ROWS.append(("WS. echo, Courier with a message handler vs websocket-kit, callbacks, sockets spread over the loops, 100-byte text, concurrency 16",
+                       "small", 16, 16000, "courier-handler", "websocketkit-spread", "≥ 1.0"))
 for concurrency, total in ((1, 2000), (16, 8000)):
     WEBSOCKET_ROWS.append(("WS. echo, permessage-deflate, Courier vs swift-websocket (zlib), 16 KiB JSON text, concurrency %d" % concurrency,
                            "json", concurrency, total, "courier-deflate", "hummingbird-deflate", "≥ 1.0"))

@@ -324,11 +324,6 @@ package final class StreamChannel: Sendable {
         }
     }
 
-    /// Offers `chunk` without waiting, for a producer that can pause instead (an event loop that
-    /// stops reading its socket): taken when there is room (or a reader waits for it), as
-    /// ``send(_:)`` would; otherwise left with the producer, and `whenRoom` kept, to run once with
-    /// `true` when the reader has taken half the buffer (offer the chunk again then) or with
-    /// `false` when the stream stops. One producer at a time.
     /// Whether a chunk of `count` bytes would be taken now, as ``offer(_:whenRoom:)`` takes one
     /// (the stream open, and the reader waiting or the buffer with room for it). With one
     /// producer, room only grows until it yields.
@@ -339,18 +334,34 @@ package final class StreamChannel: Sendable {
         }
     }
 
+    /// Offers `chunk` without waiting, for a producer that can pause instead (an event loop that
+    /// stops reading its socket): taken when there is room (or a reader waits for it), as
+    /// ``send(_:)`` would; otherwise left with the producer, and `whenRoom` kept, to run once with
+    /// `true` when the reader has taken half the buffer (offer the chunk again then) or with
+    /// `false` when the stream stops. One producer at a time.
     package func offer(_ chunk: Data, whenRoom: @escaping @Sendable (Bool) -> Void) -> ByteStream.Offer {
         guard !chunk.isEmpty else { return isClosed ? .closed : .taken }
-        let full = state.withLock { state -> Bool? in
-            guard !state.terminated, state.end == nil else { return nil }
-            guard state.reader == nil, state.buffered > 0, state.buffered + chunk.count > limit else { return false }
+        enum Step { case closed, full, yield, deliver(any ChunkSink) }
+        let step = state.withLock { state -> Step in
+            guard !state.terminated, state.end == nil else { return .closed }
+            // An idle sink with nothing before the chunk, and no rules to count it against: handed
+            // over from here, under this one lock (``yield(_:)`` would take it again to decide so).
+            if state.rules == nil, let sink = state.sink, case .idle = state.sinkTurn, state.drained {
+                state.received += chunk.count
+                state.sinkTurn = .delivering(resumeAsked: false)
+                return .deliver(sink)
+            }
+            guard state.reader == nil, state.buffered > 0, state.buffered + chunk.count > limit else { return .yield }
             state.writer = .callback(whenRoom)
-            return true
+            return .full
         }
-        switch full {
-        case nil: return .closed
-        case true?: return .full
-        case false?: return yield(chunk) ? .taken : .closed
+        switch step {
+        case .closed: return .closed
+        case .full: return .full
+        case .yield: return yield(chunk) ? .taken : .closed
+        case .deliver(let sink):
+            feedSink(sink, first: chunk)
+            return .taken
         }
     }
 

@@ -11,8 +11,8 @@ import NIOWebSocket
 import NIOPosix
 import WebSocketKit
 
-func runWebSocketKit(url: String, batch: Batch, callbacks: Bool) async throws -> Race.Result {
-    let group = MultiThreadedEventLoopGroup.singleton
+func runWebSocketKit(url: String, batch: Batch, callbacks: Bool, spread: Bool = false) async throws -> Race.Result {
+    let singleton = MultiThreadedEventLoopGroup.singleton
     let configuration = {
         var configuration = WebSocketClient.Configuration(maxFrameSize: 16 << 20)
         configuration.maxAccumulatedFrameSize = 16 << 20
@@ -27,6 +27,11 @@ func runWebSocketKit(url: String, batch: Batch, callbacks: Bool) async throws ->
     let race = Race(sockets: batch.sockets)
     try await withThrowingTaskGroup(of: Void.self) { tasks in
         for _ in 0..<batch.sockets {
+            // `connect(on: group)` asks the group for a loop twice a socket (its promise's
+            // `any()`, then the bootstrap's `next()`), so with two loops every socket lands on the
+            // same one; `spread` names each socket's loop in turn, as Courier's transport and
+            // swift-websocket's client place theirs.
+            let group: any EventLoopGroup = spread ? singleton.next() : singleton
             tasks.addTask {
                 let socket: WebSocket = try await withCheckedThrowingContinuation { continuation in
                     WebSocket.connect(to: url, configuration: configuration, on: group) { continuation.resume(returning: $0) }

@@ -12,7 +12,8 @@
 //     courier-handler (each echo taken by a message handler on the connection's event loop,
 //     the next message sent from it with `enqueue`),
 //     hummingbird, hummingbird-deflate (swift-websocket's WebSocketClient),
-//     websocketkit (vapor/websocket-kit, callbacks on its event loop), websocketkit-async (the
+//     websocketkit (vapor/websocket-kit, callbacks on its event loop), websocketkit-spread (the
+//     same, each socket on the next of the group's loops), websocketkit-async (the
 //     same from a task, echoes read from an AsyncStream)
 //
 // N sockets are opened and warmed up; the clock and the CPU count start when all are ready and
@@ -69,6 +70,7 @@ do {
     case "hummingbird": result = try await runHummingbird(url: options.url, batch: batch, deflate: false)
     case "hummingbird-deflate": result = try await runHummingbird(url: options.url, batch: batch, deflate: true)
     case "websocketkit": result = try await runWebSocketKit(url: options.url, batch: batch, callbacks: true)
+    case "websocketkit-spread": result = try await runWebSocketKit(url: options.url, batch: batch, callbacks: true, spread: true)
     case "websocketkit-async": result = try await runWebSocketKit(url: options.url, batch: batch, callbacks: false)
     default: throw BenchmarkError("unknown variant \(options.variant)")
     }
