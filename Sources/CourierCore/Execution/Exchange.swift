@@ -342,15 +342,20 @@ public struct Exchange: Executor {
             if response.body.inHand != nil { timings.mark(.bodyEnded) }
             response.recorder = timings
         }
-        var rules = BodyRules(
-            maximumSize: sizeLimit, expectedLength: response.head.framedLength(answering: method), timer: timer, request: call)
-        if sizeLimit != nil { rules.head = response.head }
+        let expectedLength = response.head.framedLength(answering: method)
+        // Made only where they are used (an error, a stream to watch): a body in hand within its
+        // limits, the usual answer, needs none.
+        func rules() -> BodyRules {
+            var rules = BodyRules(maximumSize: sizeLimit, expectedLength: expectedLength, timer: timer, request: call)
+            if sizeLimit != nil { rules.head = response.head }
+            return rules
+        }
         if let data = response.body.inHand {
             timer?.stop()
-            if let limit = rules.maximumSize, data.count > limit { throw rules.tooLarge }
-            if let failure = rules.framingError(received: data.count) { throw failure }
-        } else if rules.maximumSize != nil || rules.expectedLength != nil || timer != nil {
-            response.body.enforce(rules)
+            if let limit = sizeLimit, data.count > limit { throw rules().tooLarge }
+            if let expectedLength, expectedLength != data.count, let failure = rules().framingError(received: data.count) { throw failure }
+        } else if sizeLimit != nil || expectedLength != nil || timer != nil {
+            response.body.enforce(rules())
         }
         return response
     }

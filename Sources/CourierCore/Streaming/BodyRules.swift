@@ -21,9 +21,9 @@
     /// The length the framing rule holds the body to, or `nil` when it does not check this one.
     var expectedLength: Int?
     /// The idle timer of the request's ``Request/timeout``, or `nil`.
-    var timer: IdleTimer?
+    var timer: IdleTimer? { call.timer }
     /// The request the errors name.
-    var request: Request
+    var request: Request { call.request }
     /// The response's head (no body), once it is known: a body stopped at the size limit keeps
     /// its status and fields on the error, so that a 200 with a huge body is not taken for a
     /// failed call.
@@ -31,6 +31,28 @@
     /// Whether unread bytes pause the idle timer (a reader is behind). `false` for a body a
     /// transport gathers whole before anyone reads it.
     var pausesForReader = true
+    /// The call's request and timer, behind one reference: the rules travel in every copy of
+    /// the hop's ``StreamOptions``, and a `Request` copied field by field is a dozen reference
+    /// counts each time.
+    private let call: Call
+
+    /// What the rules name and watch; never changed once made.
+    private final class Call: Sendable {
+        let request: Request
+        let timer: IdleTimer?
+        init(request: Request, timer: IdleTimer?) {
+            self.request = request
+            self.timer = timer
+        }
+    }
+
+    /// Rules for a hop of `request`.
+    init(maximumSize: Int?, expectedLength: Int? = nil, timer: IdleTimer?, request: Request, pausesForReader: Bool = true) {
+        self.maximumSize = maximumSize
+        self.expectedLength = expectedLength
+        self.call = Call(request: request, timer: timer)
+        self.pausesForReader = pausesForReader
+    }
 
     /// The error past ``maximumSize``.
     var tooLarge: CourierError {
