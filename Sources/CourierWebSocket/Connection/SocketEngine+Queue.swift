@@ -54,15 +54,28 @@ extension SocketEngine {
     /// Writes a queued message in its turn (it holds the turn now), in a task of its own: the
     /// connection may make it wait.
     func writeQueued(_ pending: Pending) {
-        switch pending {
-        case .made(let outgoing): write(holdingTurn: outgoing)
-        case .message(let message): write(holdingTurn: frame(for: message))
-        }
+        Task { await self.drain(from: pending) }
     }
 
-    /// Writes `outgoing` in a task, with the turn held; the turn is given back when it is
-    /// written (or the connection failed, which ends the socket).
+    /// Writes `outgoing` in a task, with the turn held, then the messages queued behind it.
     private func write(holdingTurn outgoing: Outgoing) {
-        Task { try? await self.finish(outgoing) }
+        Task { await self.drain(from: .made(outgoing)) }
+    }
+
+    /// Writes `pending` and every message queued right behind it, in this one task, holding the
+    /// turn; then passes the turn on (to a waiting sender, or nobody). A failed write ends the
+    /// socket (``write(holding:)``), and with it what is queued; during the closing handshake,
+    /// which decides the end itself, the line goes on to the close frame, each write failing.
+    private func drain(from pending: Pending) async {
+        var next: Pending? = pending
+        while let pending = next {
+            let outgoing: Outgoing =
+                switch pending {
+                case .made(let outgoing): outgoing
+                case .message(let message): frame(for: message)
+                }
+            try? await write(holding: outgoing)
+            next = passTurn()
+        }
     }
 }

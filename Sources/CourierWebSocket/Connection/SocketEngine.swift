@@ -24,7 +24,7 @@ final class SocketEngine: Sendable {
         /// Whether a write holds the turn, and who waits for it, in order: a sender's task, or
         /// a message queued by ``SocketEngine/enqueue(_:)``.
         var writing = false
-        var turns: [Turn] = []
+        var turns = Line()
         /// The bytes of the messages queued in ``turns``.
         var queuedBytes = 0
         /// The second half of the last 64 random bits drawn, for the next frame's masking key:
@@ -43,6 +43,35 @@ final class SocketEngine: Sendable {
         /// A message queued without waiting (``SocketEngine/enqueue(_:)``), its frame made in its
         /// turn or (compressed on its own) before it; `bytes` counts toward the queue's limit.
         case queued(Pending, bytes: Int)
+    }
+
+    /// The line of turns, first in first out: taking the first is O(1) however many messages
+    /// ``SocketEngine/enqueue(_:)`` queued (up to its limit, that can be many small ones).
+    struct Line {
+        private var slots: [Turn?] = []
+        private var head = 0
+
+        var isEmpty: Bool { head == slots.count }
+
+        /// What waits, in order.
+        var waiting: [Turn] { slots[head...].compactMap { $0 } }
+
+        mutating func append(_ turn: Turn) { slots.append(turn) }
+
+        /// The first in line (its slot let go at once), or `nil`.
+        mutating func popFirst() -> Turn? {
+            guard head < slots.count else { return nil }
+            let first = slots[head].take()
+            head += 1
+            if head == slots.count {
+                slots.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= slots.count {
+                slots.removeFirst(head)
+                head = 0
+            }
+            return first
+        }
     }
 
     /// A queued message: its frame made when its turn comes (with the context taken over, the
@@ -275,7 +304,7 @@ final class SocketEngine: Sendable {
     }
 
     /// What ``enter(allowed:)`` found: the turn comes with the spare masking key, if one was left.
-    enum Entry { case refused(CourierError), turn(UInt32?), wait }
+    private enum Entry { case refused(CourierError), turn(UInt32?), wait }
 
     /// One lock checks the state (`allowed` says whether it lets a frame go) and, when nobody
     /// writes, takes the turn.
@@ -304,6 +333,13 @@ final class SocketEngine: Sendable {
     /// - Throws: ``CourierError``: the connection failed.
     func finish(_ outgoing: Outgoing) async throws(CourierError) {
         defer { releaseTurn() }
+        try await write(holding: outgoing)
+    }
+
+    /// Writes `outgoing` with the turn held, keeping the turn.
+    /// - Throws: ``CourierError``: the connection failed (the socket then fails too, unless its
+    ///   closing handshake began).
+    func write(holding outgoing: Outgoing) async throws(CourierError) {
         do {
             try await outgoing.write(to: connection, mask: nextMask())
         } catch {
@@ -358,22 +394,30 @@ final class SocketEngine: Sendable {
     }
 
     /// Gives the turn to the next writer in line, leaving `spare` (a masking key not used) for it:
-    /// a waiting sender is resumed, a queued message is written by a task of its own.
+    /// a waiting sender is resumed, queued messages are written by a task of their own.
     func releaseTurn(keeping spare: UInt32? = nil) {
+        if let pending = passTurn(keeping: spare) { writeQueued(pending) }
+    }
+
+    /// Gives the turn to the next in line: a waiting sender is resumed (`nil`), a queued message
+    /// is returned to the caller, who keeps the turn to write it; with nobody in line the turn
+    /// is free (`nil`).
+    func passTurn(keeping spare: UInt32? = nil) -> Pending? {
         let next = state.withLock { state -> Turn? in
             if let spare { state.spareMask = spare }
-            guard !state.turns.isEmpty else {
+            guard let next = state.turns.popFirst() else {
                 state.writing = false
                 return nil
             }
-            let next = state.turns.removeFirst()
             if case .queued(_, let bytes) = next { state.queuedBytes -= bytes }
             return next
         }
         switch next {
-        case .task(let continuation): continuation.resume()
-        case .queued(let pending, _): writeQueued(pending)
-        case nil: break
+        case .task(let continuation):
+            continuation.resume()
+            return nil
+        case .queued(let pending, _): return pending
+        case nil: return nil
         }
     }
 
@@ -554,7 +598,7 @@ final class SocketEngine: Sendable {
             state.outcome = outcome
             let taken = state
             state.outcomeWaiters = []
-            state.turns = []
+            state.turns = Line()
             state.queuedBytes = 0
             state.pings = [:]
             state.tasks = []
@@ -567,7 +611,7 @@ final class SocketEngine: Sendable {
         for waiter in taken.outcomeWaiters { waiter.resume(returning: outcome) }
         // Senders waiting for a turn wake to the end; queued messages are not sent (``closed``
         // says why).
-        for case .task(let continuation) in taken.turns { continuation.resume() }
+        for case .task(let continuation) in taken.turns.waiting { continuation.resume() }
         for case .waiting(let continuation?) in taken.pings.values { continuation.resume(returning: false) }
         for task in taken.tasks { task.cancel() }
     }

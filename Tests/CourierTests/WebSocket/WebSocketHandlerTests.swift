@@ -86,8 +86,10 @@ struct WebSocketHandlerTests {
         #expect(sent.first?.payload == Data("are you there".utf8))
     }
 
-    @Test("sends that cannot go at once queue in order, behind them an awaited send; past the limit a typed error, nothing queued, the socket open")
-    func queueOrderAndLimit() async throws {
+    @Test(
+        "sends that cannot go at once queue in order, behind them an awaited send; past the limit a typed error, nothing queued, the socket open",
+        arguments: [(1_024, 8 << 10), (16, 64 << 10)])
+    func queueOrderAndLimit(size: Int, limit: Int) async throws {
         let (start, go) = AsyncStream.makeStream(of: Void.self)
         let arrived = Locked<[WebSocketMessage]>([])
         let executor = WebSocketTests.server { peer in
@@ -101,14 +103,17 @@ struct WebSocketHandlerTests {
             while try await peer.receiveFrame() != nil {}
         }
         var options = WebSocketOptions()
-        options.maximumQueuedBytes = 8 << 10
+        options.maximumQueuedBytes = limit
         let socket = try await executor.webSocket(Self.chat, options: options)
         var accepted = 0
         var refusal: CourierError?
-        for index in 0..<100_000 {
-            var payload = Data(count: 1_024)
-            payload[0] = UInt8(truncatingIfNeeded: index >> 8)
-            payload[1] = UInt8(truncatingIfNeeded: index)
+        // Thousands of small messages queue at once with the second pair: the line of turns
+        // lets go of its front as it goes.
+        for index in 0..<1_000_000 {
+            var payload = Data(count: size)
+            payload[0] = UInt8(truncatingIfNeeded: index >> 16)
+            payload[1] = UInt8(truncatingIfNeeded: index >> 8)
+            payload[2] = UInt8(truncatingIfNeeded: index)
             do {
                 try socket.enqueue(.binary(payload))
                 accepted += 1
@@ -117,9 +122,9 @@ struct WebSocketHandlerTests {
                 break
             }
         }
-        let error = try #require(refusal, "100,000 messages of 1 KiB went without the queue filling")
+        let error = try #require(refusal, "a million messages went without the queue filling")
         #expect(Self.failure(error) == .sendQueueFull)
-        #expect(error.description.contains("8192"))
+        #expect(error.description.contains("\(limit)"))
         // Still open: an awaited send joins the line behind what is queued.
         let last = Task { try await socket.send(.text("last")) }
         go.yield()
@@ -129,8 +134,8 @@ struct WebSocketHandlerTests {
         #expect(messages.count == accepted + 1)
         #expect(messages.last == .text("last"))
         let order = messages.dropLast().map { message -> Int in
-            guard case .binary(let data) = message, data.count == 1_024 else { return -1 }
-            return Int(data[0]) << 8 | Int(data[1])
+            guard case .binary(let data) = message, data.count == size else { return -1 }
+            return Int(data[0]) << 16 | Int(data[1]) << 8 | Int(data[2])
         }
         #expect(order == Array(0..<accepted))
     }
