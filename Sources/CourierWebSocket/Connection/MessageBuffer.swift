@@ -7,8 +7,7 @@ import CourierCore
 /// taken out of it by the one call that resumes it.
 final class MessageBuffer: Sendable {
     private struct State {
-        var queue: [WebSocketMessage] = []
-        var head = 0
+        var queue = FirstInLine<WebSocketMessage>()
         /// How the stream ended: `nil` while open, a failure or `.success` for a clean end.
         var end: Result<Void, CourierError>?
         var reader: UnsafeContinuation<Result<WebSocketMessage?, CourierError>, Never>?
@@ -24,17 +23,7 @@ final class MessageBuffer: Sendable {
             roomWanted = false
             return roomAction
         }
-        var count: Int { queue.count - head }
-
-        mutating func take() -> WebSocketMessage {
-            let message = queue[head]
-            head += 1
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                head = 0
-            }
-            return message
-        }
+        var count: Int { queue.count }
     }
 
     private let capacity: Int
@@ -157,7 +146,7 @@ final class MessageBuffer: Sendable {
 
     /// A buffered message (waking a waiting writer is left to the caller), or the end.
     private static func ready(_ state: inout State) -> Result<WebSocketMessage?, CourierError>? {
-        if state.count > 0 { return .success(state.take()) }
+        if let message = state.queue.popFirst() { return .success(message) }
         switch state.end {
         case .none: return nil
         case .success: return .success(nil)

@@ -24,7 +24,7 @@ final class SocketEngine: Sendable {
         /// Whether a write holds the turn, and who waits for it, in order: a sender's task, or
         /// a message queued by ``SocketEngine/enqueue(_:)``.
         var writing = false
-        var turns = Line()
+        var turns = FirstInLine<Turn>()
         /// The bytes of the messages queued in ``turns``.
         var queuedBytes = 0
         /// The second half of the last 64 random bits drawn, for the next frame's masking key:
@@ -43,35 +43,6 @@ final class SocketEngine: Sendable {
         /// A message queued without waiting (``SocketEngine/enqueue(_:)``), its frame made in its
         /// turn or (compressed on its own) before it; `bytes` counts toward the queue's limit.
         case queued(Pending, bytes: Int)
-    }
-
-    /// The line of turns, first in first out: taking the first is O(1) however many messages
-    /// ``SocketEngine/enqueue(_:)`` queued (up to its limit, that can be many small ones).
-    struct Line {
-        private var slots: [Turn?] = []
-        private var head = 0
-
-        var isEmpty: Bool { head == slots.count }
-
-        /// What waits, in order.
-        var waiting: [Turn] { slots[head...].compactMap { $0 } }
-
-        mutating func append(_ turn: Turn) { slots.append(turn) }
-
-        /// The first in line (its slot let go at once), or `nil`.
-        mutating func popFirst() -> Turn? {
-            guard head < slots.count else { return nil }
-            let first = slots[head].take()
-            head += 1
-            if head == slots.count {
-                slots.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64, head * 2 >= slots.count {
-                slots.removeFirst(head)
-                head = 0
-            }
-            return first
-        }
     }
 
     /// A queued message: its frame made when its turn comes (with the context taken over, the
@@ -598,7 +569,7 @@ final class SocketEngine: Sendable {
             state.outcome = outcome
             let taken = state
             state.outcomeWaiters = []
-            state.turns = Line()
+            state.turns = FirstInLine()
             state.queuedBytes = 0
             state.pings = [:]
             state.tasks = []

@@ -20,11 +20,7 @@ func runCourier(url address: String, batch: Batch, deflate: Bool, takeover: Bool
         }
         return options
     }()
-    let message: WebSocketMessage =
-        switch batch.payload.form {
-        case .text(let text): .text(text)
-        case .binary(let bytes): .binary(Data(bytes))
-        }
+    let message = courierMessage(batch.payload)
     let size = batch.payload.size
     let race = Race(sockets: batch.sockets)
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -39,11 +35,7 @@ func runCourier(url address: String, batch: Batch, deflate: Bool, takeover: Bool
                 func roundTrip() async throws {
                     try await socket.send(message)
                     guard let reply = try await replies.next() else { throw BenchmarkError("the socket closed") }
-                    let count =
-                        switch reply {
-                        case .text(let text): text.utf8.count
-                        case .binary(let data): data.count
-                        }
+                    let count = byteCount(reply)
                     if count != size { throw BenchmarkError("an echo of \(count) bytes, not \(size)") }
                 }
                 for _ in 0..<batch.payload.warmUp { try await roundTrip() }
@@ -64,11 +56,7 @@ func runCourier(url address: String, batch: Batch, deflate: Bool, takeover: Bool
 func runCourierHandler(url address: String, batch: Batch) async throws -> Race.Result {
     let executor = NIOExecutor.shared
     let socketOptions = WebSocketOptions(maximumMessageSize: 16 << 20)
-    let message: WebSocketMessage =
-        switch batch.payload.form {
-        case .text(let text): .text(text)
-        case .binary(let bytes): .binary(Data(bytes))
-        }
+    let message = courierMessage(batch.payload)
     let size = batch.payload.size
     let race = Race(sockets: batch.sockets)
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -76,11 +64,7 @@ func runCourierHandler(url address: String, batch: Batch) async throws -> Race.R
             group.addTask {
                 let rounds = Rounds()
                 let socket = try await executor.webSocket(.get |> url(address) |> timeout(10), options: socketOptions) { socket, reply in
-                    let count =
-                        switch reply {
-                        case .text(let text): text.utf8.count
-                        case .binary(let data): data.count
-                        }
+                    let count = byteCount(reply)
                     guard count == size else {
                         rounds.finish(BenchmarkError("an echo of \(count) bytes, not \(size)"))
                         return
@@ -143,5 +127,21 @@ private final class Rounds: @unchecked Sendable {
             return self.waiter
         }
         waiter?.resume(throwing: error)
+    }
+}
+
+/// The batch's payload as Courier's message.
+private func courierMessage(_ payload: Payload) -> WebSocketMessage {
+    switch payload.form {
+    case .text(let text): .text(text)
+    case .binary(let bytes): .binary(Data(bytes))
+    }
+}
+
+/// How many bytes an echo carries (a text's in UTF-8).
+private func byteCount(_ reply: WebSocketMessage) -> Int {
+    switch reply {
+    case .text(let text): text.utf8.count
+    case .binary(let data): data.count
     }
 }
